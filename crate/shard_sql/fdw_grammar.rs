@@ -861,6 +861,7 @@ pub(crate) mod tests {
     use super::parse_statements;
     use sqlparser::ast::Statement;
     use sqlparser::tokenizer::TokenWithSpan;
+    use crate::shard_sql::node_span::tests::assert_spans_as_sqlparser;
 
     thread_local! {
         static RECORDED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
@@ -991,6 +992,14 @@ pub(crate) mod tests {
         let full = full.unwrap_or_else(|e| panic!("sqlparser refuses {sql:?}: {e}"));
         assert_eq!(small, full, "{sql}");
         assert_eq!(format!("{small:?}"), format!("{full:?}"), "{sql}: spans");
+        for (statement, _) in small.iter().flatten() {
+            SPAN_NODES.with(|n| n.set(n.get() + assert_spans_as_sqlparser(statement)));
+        }
+    }
+
+    thread_local! {
+        /// Nodes whose `node_span` (the page's module's) was compared with sqlparser's.
+        static SPAN_NODES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 
     /// Every text a preset scenario's or a lesson's shards receive, and the
@@ -1012,6 +1021,9 @@ pub(crate) mod tests {
             lessons.len(),
             PROTOCOL.len()
         );
+        let nodes = SPAN_NODES.with(|n| n.get());
+        println!("{nodes} nodes' spans (node_span) as sqlparser's");
+        assert!(nodes >= 500, "the spans of the texts' nodes were compared: {nodes}");
     }
 
     /// Each piece of the grammar, read as sqlparser reads it (precedences, spans,
@@ -1121,6 +1133,9 @@ pub(crate) mod tests {
                 .parse_expr()
                 .unwrap();
             assert_eq!(format!("{small:?}"), format!("{full:?}"), "{body}");
+            let mut nodes = 0;
+            crate::shard_sql::node_span::tests::expr(&small, &mut nodes);
+            assert!(nodes > 1, "{body}: its spans compared with sqlparser's");
         }
         let src = Source::tokenize("\"$1\" + 1 2", &sqlparser::dialect::PostgreSqlDialect {}).unwrap();
         assert!(super::parse_expression(&src).is_err(), "text after the expression is refused");

@@ -85,6 +85,7 @@ mod join;
 mod modify;
 pub use modify::ctid_column;
 pub mod nesting;
+mod node_span;
 pub mod operator_tokens;
 mod select;
 mod source;
