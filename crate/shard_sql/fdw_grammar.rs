@@ -859,9 +859,9 @@ pub(crate) mod tests {
     use super::super::source::Source;
     use super::super::{Parsed, SqlError};
     use super::parse_statements;
+    use crate::shard_sql::node_span::tests::assert_spans_as_sqlparser;
     use sqlparser::ast::Statement;
     use sqlparser::tokenizer::TokenWithSpan;
-    use crate::shard_sql::node_span::tests::assert_spans_as_sqlparser;
 
     thread_local! {
         static RECORDED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };

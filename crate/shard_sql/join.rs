@@ -105,8 +105,8 @@ fn plan_joins(
         let inner = plan_factor(&j.relation, src, catalog, rel, next_member)?;
         let planner = ExprPlanner { src, rel };
         let cond = planner.plan_condition(on, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE }, "JOIN/ON")?;
-        outer =
-            join(outer, inner, jt, cond).map_err(|what| SqlError::unsupported(what, src.span_position(on.node_span())))?;
+        outer = join(outer, inner, jt, cond)
+            .map_err(|what| SqlError::unsupported(what, src.span_position(on.node_span())))?;
     }
     Ok(outer)
 }

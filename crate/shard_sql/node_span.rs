@@ -169,12 +169,9 @@ fn plain_wildcard(o: &WildcardAdditionalOptions) -> bool {
 #[cfg_attr(feature = "sql", allow(dead_code))]
 fn table_factor_span(t: &TableFactor) -> Span {
     match t {
-        TableFactor::Table { name, alias, .. } => union(
-            name.0
-                .iter()
-                .map(|i| i.span)
-                .chain(alias.iter().map(|a| union(std::iter::once(a.name.span).chain(a.columns.iter().map(|c| c.name.span))))),
-        ),
+        TableFactor::Table { name, alias, .. } => union(name.0.iter().map(|i| i.span).chain(
+            alias.iter().map(|a| union(std::iter::once(a.name.span).chain(a.columns.iter().map(|c| c.name.span)))),
+        )),
         _ => Span::empty(),
     }
 }

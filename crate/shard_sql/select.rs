@@ -217,7 +217,9 @@ pub(super) fn query_body<'q>(q: &'q Query, src: &Source) -> Result<&'q Select, S
             let keywords = [Keyword::UNION, Keyword::EXCEPT, Keyword::INTERSECT];
             Err(SqlError::unsupported(op, src.find_keyword(left.node_span().end, &keywords)))
         }
-        SetExpr::Query(inner) => Err(SqlError::unsupported("parenthesized queries", src.span_position(inner.node_span()))),
+        SetExpr::Query(inner) => {
+            Err(SqlError::unsupported("parenthesized queries", src.span_position(inner.node_span())))
+        }
         SetExpr::Values(_) => Err(SqlError::unsupported("VALUES", None)),
         SetExpr::Table(_) => Err(SqlError::unsupported("TABLE", None)),
         SetExpr::Insert(_) => Err(SqlError::unsupported("INSERT", None)),
