@@ -55,9 +55,10 @@
 
 use sqlparser::ast::{
     self, BinaryOperator, CastKind, DataType, DuplicateTreatment, Function, FunctionArg, FunctionArgExpr,
-    FunctionArguments, Ident, Spanned, UnaryOperator, Value,
+    FunctionArguments, Ident, UnaryOperator, Value,
 };
 
+use super::node_span::NodeSpan;
 use super::source::Source;
 use super::{ident_name, SqlError};
 use crate::numeric::{Numeric, NumericError};
@@ -567,7 +568,7 @@ impl ExprPlanner<'_> {
 
     /// Position of an expression's first token, when sqlparser knows it.
     fn position(&self, e: &ast::Expr) -> Option<usize> {
-        self.src.span_position(e.span())
+        self.src.span_position(e.node_span())
     }
 
     /// A column reference written as `parts` (`a`, `t.a` or `public.t.a`).
@@ -700,13 +701,13 @@ impl ExprPlanner<'_> {
         }
         if matches!(op, BinaryOperator::Custom(_) | BinaryOperator::PGCustomBinaryOperator(_)) {
             // A user-defined operator (`===`; `super::inline`).
-            let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
+            let position = self.src.next_token_position(left.node_span().end).or_else(|| self.position(left));
             let (l, r) = (self.plan(left, scope)?, self.plan(right, scope)?);
             let types = (self.type_of(&l, scope), self.type_of(&r, scope));
             return self.user_operator(op, (l, r), types, position);
         }
         // Point at the operator itself: the first token after the left operand.
-        let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
+        let position = self.src.next_token_position(left.node_span().end).or_else(|| self.position(left));
         Err(SqlError::unsupported(format!("operator {op}"), position))
     }
 
@@ -895,7 +896,7 @@ impl ExprPlanner<'_> {
     /// A scalar function the sandbox evaluates: `length`, `upper`, `lower`, `substr`
     /// of a text, and CURRENT_USER / SESSION_USER.
     fn scalar_function(&self, f: &Function, scope: &mut Scope) -> Result<Option<Expr>, SqlError> {
-        let position = self.src.span_position(f.name.span());
+        let position = self.src.span_position(f.name.node_span());
         let names: Vec<String> = f.name.0.iter().map(ident_name).collect();
         let name = match names.as_slice() {
             [name] => name.as_str(),
@@ -1223,7 +1224,7 @@ impl ExprPlanner<'_> {
 
     /// A call of a user-defined function (`super::inline`), if `f` names one.
     fn call_user_function(&self, f: &Function, scope: &mut Scope) -> Result<Option<Expr>, SqlError> {
-        let position = self.src.span_position(f.name.span());
+        let position = self.src.span_position(f.name.node_span());
         let names: Vec<String> = f.name.0.iter().map(ident_name).collect();
         let name = match names.as_slice() {
             [name] => name.as_str(),
@@ -1249,7 +1250,7 @@ impl ExprPlanner<'_> {
 
     /// A function call: the aggregates, and the scalar functions `scalar_function` knows.
     fn function(&self, f: &Function, scope: &mut Scope) -> Result<Expr, SqlError> {
-        let position = self.src.span_position(f.name.span());
+        let position = self.src.span_position(f.name.node_span());
         // `x IN (SELECT …)` the coordinator's planner made a hashed SubPlan.
         // A correlated scalar subquery the coordinator's planner made SubPlan k: its
         // arguments are the outer values it reads.

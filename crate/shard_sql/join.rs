@@ -21,9 +21,10 @@
 //! method by cost; the shard always hashes (the rows are the same, their order is
 //! not promised without ORDER BY).
 
-use sqlparser::ast::{self, JoinConstraint, JoinOperator, Spanned, TableFactor, TableWithJoins};
+use sqlparser::ast::{self, JoinConstraint, JoinOperator, TableFactor, TableWithJoins};
 
 use super::expr::{ExprPlanner, Member, Relation, Scope, NO_AGG_IN_WHERE};
+use super::node_span::NodeSpan;
 use super::source::Source;
 use super::SqlError;
 use crate::plan::{BinOp, Expr, JoinType, Plan};
@@ -68,7 +69,7 @@ fn collect_members(
                 if rel.members.iter().any(|m| m.name == name) {
                     return Err(SqlError::new(
                         format!("table name \"{name}\" specified more than once"),
-                        src.span_position(factor.span()),
+                        src.span_position(factor.node_span()),
                     ));
                 }
                 let start = rel.columns.len();
@@ -96,16 +97,16 @@ fn plan_joins(
             JoinOperator::Inner(c) => (JoinType::Inner, c),
             JoinOperator::LeftOuter(c) => (JoinType::Left, c),
             JoinOperator::FullOuter(c) => (JoinType::Full, c),
-            _ => return Err(SqlError::unsupported("this kind of join", src.span_position(j.relation.span()))),
+            _ => return Err(SqlError::unsupported("this kind of join", src.span_position(j.relation.node_span()))),
         };
         let JoinConstraint::On(on) = on else {
-            return Err(SqlError::unsupported("JOIN without ON", src.span_position(j.relation.span())));
+            return Err(SqlError::unsupported("JOIN without ON", src.span_position(j.relation.node_span())));
         };
         let inner = plan_factor(&j.relation, src, catalog, rel, next_member)?;
         let planner = ExprPlanner { src, rel };
         let cond = planner.plan_condition(on, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE }, "JOIN/ON")?;
-        outer =
-            join(outer, inner, jt, cond).map_err(|what| SqlError::unsupported(what, src.span_position(on.span())))?;
+        outer = join(outer, inner, jt, cond)
+            .map_err(|what| SqlError::unsupported(what, src.span_position(on.node_span())))?;
     }
     Ok(outer)
 }

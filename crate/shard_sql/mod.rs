@@ -2,8 +2,11 @@
 //!
 //! A shard receives SQL over the simple query protocol, so one query string may hold
 //! several statements separated by `;`. Text is parsed with `sqlparser`
-//! (`PostgreSqlDialect`) and each statement becomes a [`ShardStatement`]. Only what a
-//! coordinator (postgres_fdw-style) sends is accepted:
+//! (`PostgreSqlDialect`) and each statement becomes a [`ShardStatement`]; in the
+//! page's first module (no feature `sql`) the text is read by [`fdw_grammar`] instead,
+//! a small parser of what postgres_fdw's deparser writes that builds the same
+//! sqlparser trees (issue 20: package size; sqlparser is its oracle in the tests).
+//! Only what a coordinator (postgres_fdw-style) sends is accepted:
 //!
 //! * transaction control: `BEGIN`, `START TRANSACTION [ISOLATION LEVEL ...]`, `COMMIT`,
 //!   `END`, `ROLLBACK`, `ABORT`; `SET name = value` / `SET name TO value` (a no-op
@@ -74,11 +77,15 @@ use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
 pub(crate) mod expr;
+// The page's first module's parser, and natively the tests that hold it to sqlparser.
+#[cfg(any(test, not(feature = "sql")))]
+pub mod fdw_grammar;
 pub mod inline;
 mod join;
 mod modify;
 pub use modify::ctid_column;
 pub mod nesting;
+mod node_span;
 pub mod operator_tokens;
 mod select;
 mod source;
@@ -169,6 +176,8 @@ pub enum ShardStatement {
 /// Parses and plans every statement of `sql` (separated by `;`) against `catalog`.
 /// An empty (or all-`;`) string yields no statements.
 pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatement>, SqlError> {
+    #[cfg(test)]
+    fdw_grammar::tests::record(sql);
     if let Some(fetch) = postgres_fdw_fetch(sql) {
         return Ok(vec![fetch]);
     }
@@ -178,17 +187,41 @@ pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatemen
     if let Some(at) = nesting::too_deep(&src.tokens, nesting::MAX_WEIGHT) {
         return Err(SqlError::new("stack depth limit exceeded", src.position(at)));
     }
+    let statements = parse_statements(&src)?;
+    statements
+        .into_iter()
+        .map(|parsed| match parsed {
+            Parsed::Abort => Ok(ShardStatement::Rollback),
+            Parsed::Statement(statement, first) => convert_statement(&statement, &first, &src, catalog),
+        })
+        .collect()
+}
+
+/// The statements of `src`, read by sqlparser (natively and in the SQL editor's
+/// module) or by the page's shard parser (`fdw_grammar`, the page's first module:
+/// issue 20), each with its first token.
+fn parse_statements(src: &Source) -> Result<Vec<Parsed>, SqlError> {
+    #[cfg(not(feature = "sql"))]
+    return fdw_grammar::parse_statements(src);
+    #[cfg(feature = "sql")]
+    return parse_statements_with_sqlparser(src);
+}
+
+/// What `parse_shard_sql` reads with sqlparser: every statement, each through its
+/// own entry point (`parse_shard_statement`).
+#[cfg_attr(not(feature = "sql"), allow(dead_code))]
+fn parse_statements_with_sqlparser(src: &Source) -> Result<Vec<Parsed>, SqlError> {
     // The parser gets a copy of the tokens so that `src` keeps them for positions.
-    let mut parser = Parser::new(&dialect)
+    let mut parser = Parser::new(&PostgreSqlDialect {})
         .with_recursion_limit(nesting::MAX_RECURSION)
         .with_tokens_with_locations(where_before_bare_returning(src.tokens.clone()));
     let mut statements = Vec::new();
     loop {
         while parser.consume_token(&Token::SemiColon) {}
         if parser.peek_token().token == Token::EOF {
-            break;
+            return Ok(statements);
         }
-        let parsed = parse_one(&mut parser, &src)?;
+        let parsed = parse_one(&mut parser, src)?;
         // Unlike `Parser::parse_statements` we insist on a `;` between statements, so
         // trailing junk is a syntax error rather than silently ignored. It is checked
         // before planning: as in PostgreSQL, syntax errors win over semantic ones.
@@ -198,13 +231,6 @@ pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatemen
         }
         statements.push(parsed);
     }
-    statements
-        .into_iter()
-        .map(|parsed| match parsed {
-            Parsed::Abort => Ok(ShardStatement::Rollback),
-            Parsed::Statement(statement, first) => convert_statement(&statement, &first, &src, catalog),
-        })
-        .collect()
 }
 
 /// `FETCH n FROM cK` exactly as postgres_fdw writes it (`fetch_more_data`: "FETCH %d

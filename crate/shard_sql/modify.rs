@@ -35,6 +35,7 @@
 
 use sqlparser::ast::{self, Statement};
 
+use super::node_span::NodeSpan;
 use super::source::Source;
 use super::{ident_name, ShardStatement, SqlError};
 use crate::plan::{Expr, SqlType};
@@ -180,7 +181,7 @@ fn plan_where(
         if matches!(left.as_ref(), ast::Expr::Identifier(i) if ident_name(i) == "ctid")
             && rel.column_index(&ast::Ident::new("ctid")).is_none()
         {
-            let here = src.span_position(ast::Spanned::span(right.as_ref()));
+            let here = src.span_position(right.node_span());
             let value = value_expr(right, SqlType::Text, here)?;
             return Ok(Some(Expr::bin(crate::plan::BinOp::Eq, Expr::Col(rel.columns.len()), value)));
         }

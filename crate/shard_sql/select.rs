@@ -34,7 +34,7 @@
 //! made by the shard when it runs the plan.
 
 use sqlparser::ast::{
-    self, GroupByExpr, OrderByExpr, Query, Select, SelectItem, SetExpr, Spanned, TableFactor, UnaryOperator, Value,
+    self, GroupByExpr, OrderByExpr, Query, Select, SelectItem, SetExpr, TableFactor, UnaryOperator, Value,
     WildcardAdditionalOptions,
 };
 use sqlparser::keywords::Keyword;
@@ -43,6 +43,7 @@ use sqlparser::tokenizer::Token;
 use super::expr::{
     contains_aggregate, output_name, ExprPlanner, Grouping, Relation, Scope, NO_AGG_IN_GROUP_BY, NO_AGG_IN_WHERE,
 };
+use super::node_span::NodeSpan;
 use super::source::Source;
 use super::{ident_name, SqlError};
 use crate::plan::{AggStrategy, Expr, Func, Plan, SortKey, SqlType};
@@ -139,7 +140,7 @@ enum ItemSource<'q> {
 /// UPDATE` of the one table read (a shard has no concurrency: the lock changes
 /// nothing but what may be read, the rows' `ctid`).
 pub(super) fn for_update(q: &Query, src: &Source, catalog: &Catalog) -> Result<String, SqlError> {
-    let position = src.find_keyword(q.body.span().end, &[Keyword::FOR]);
+    let position = src.find_keyword(q.body.node_span().end, &[Keyword::FOR]);
     let plain = matches!(q.locks.as_slice(), [l] if l.lock_type == ast::LockType::Update && l.of.is_none() && l.nonblock.is_none());
     if !plain {
         return Err(SqlError::unsupported("FOR SHARE, FOR UPDATE OF, NOWAIT or SKIP LOCKED", position));
@@ -174,7 +175,7 @@ pub(super) fn reads_ctid(q: &Query, src: &Source, catalog: &Catalog) -> Option<S
 pub(super) fn check_query_clauses(q: &Query, src: &Source) -> Result<(), SqlError> {
     check_with_clause(q, src)?;
     if !q.locks.is_empty() {
-        let position = src.find_keyword(q.body.span().end, &[Keyword::FOR]);
+        let position = src.find_keyword(q.body.node_span().end, &[Keyword::FOR]);
         return Err(SqlError::unsupported("FOR UPDATE/SHARE", position));
     }
     check_other_query_clauses(q)
@@ -214,9 +215,11 @@ pub(super) fn query_body<'q>(q: &'q Query, src: &Source) -> Result<&'q Select, S
         SetExpr::Select(select) => Ok(select),
         SetExpr::SetOperation { op, left, .. } => {
             let keywords = [Keyword::UNION, Keyword::EXCEPT, Keyword::INTERSECT];
-            Err(SqlError::unsupported(op, src.find_keyword(left.span().end, &keywords)))
+            Err(SqlError::unsupported(op, src.find_keyword(left.node_span().end, &keywords)))
         }
-        SetExpr::Query(inner) => Err(SqlError::unsupported("parenthesized queries", src.span_position(inner.span()))),
+        SetExpr::Query(inner) => {
+            Err(SqlError::unsupported("parenthesized queries", src.span_position(inner.node_span())))
+        }
         SetExpr::Values(_) => Err(SqlError::unsupported("VALUES", None)),
         SetExpr::Table(_) => Err(SqlError::unsupported("TABLE", None)),
         SetExpr::Insert(_) => Err(SqlError::unsupported("INSERT", None)),
@@ -264,7 +267,7 @@ fn resolve_from(s: &Select, src: &Source, catalog: &Catalog) -> Result<(Relation
     let Some(first) = s.from.first() else {
         return Err(SqlError::unsupported("SELECT without FROM", src.span_position(s.select_token.0.span)));
     };
-    let after_first = first.relation.span().end;
+    let after_first = first.relation.node_span().end;
     if !first.joins.is_empty() {
         // Point at the join keyword that follows the first table.
         let keywords = [
@@ -292,7 +295,7 @@ fn resolve_from(s: &Select, src: &Source, catalog: &Catalog) -> Result<(Relation
 }
 
 pub(super) fn table_relation(factor: &TableFactor, src: &Source, catalog: &Catalog) -> Result<Relation, SqlError> {
-    let position = src.span_position(factor.span());
+    let position = src.span_position(factor.node_span());
     let TableFactor::Table { name, alias, args, with_hints, version, with_ordinality, partitions, json_path } = factor
     else {
         let what = match factor {
@@ -352,7 +355,7 @@ fn lookup_table<'c>(name: &ast::ObjectName, catalog: &'c Catalog) -> Option<&'c 
 fn select_items<'q>(s: &'q Select, rel: &Relation, src: &Source) -> Result<Vec<Item<'q>>, SqlError> {
     let mut items = Vec::new();
     for item in &s.projection {
-        let position = src.span_position(item.span());
+        let position = src.span_position(item.node_span());
         match item {
             SelectItem::UnnamedExpr(e) => {
                 items.push(Item { source: ItemSource::Expr(e), name: output_name(e), position })
@@ -583,7 +586,7 @@ fn check_nulls_order(o: &OrderByExpr, desc: bool, src: &Source) -> Result<(), Sq
     match o.nulls_first {
         Some(nulls_first) if nulls_first != desc => {
             let what = if nulls_first { "NULLS FIRST with ASC" } else { "NULLS LAST with DESC" };
-            Err(SqlError::unsupported(what, src.find_keyword(o.expr.span().end, &[Keyword::NULLS])))
+            Err(SqlError::unsupported(what, src.find_keyword(o.expr.node_span().end, &[Keyword::NULLS])))
         }
         _ => Ok(()),
     }
@@ -629,7 +632,7 @@ fn limit_and_offset(q: &Query, src: &Source) -> Result<(Option<u64>, u64), SqlEr
 
 /// A row count given as a constant; NULL means no limit.
 fn constant_count(e: &ast::Expr, clause: &str, src: &Source) -> Result<Option<u64>, SqlError> {
-    let position = src.span_position(e.span());
+    let position = src.span_position(e.node_span());
     match e {
         ast::Expr::Value(Value::Number(digits, _)) => digits
             .parse::<u64>()
