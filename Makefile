@@ -175,9 +175,12 @@ setup:
 # the same spans for the small parser's trees, sqlparser the oracle in the tests): the
 # page's module 681,724 → 658,254 gzipped (1,632,769 → 1,559,775 raw; make pkg's first
 # half alone, both commits built alike; make pkg the same, the editor's 1,426,794).
-# All of it together (merge40): see below.
-PKG_BUDGET_GZ := 690000
-PKG_SQL_BUDGET_GZ := 1434000
+# All of it together (main after the merge of h21g, h21l, h21p, h21s; make pkg): the
+# page's module 594,985 gzipped (Node's 598,145; 1,404,459 raw), issue 20's 600 KB
+# goal, which is now its budget: a test fails if it passes 600,000 bytes; the editor's
+# 1,381,815 (Node's 1,386,265; 3,391,418 raw).
+PKG_BUDGET_GZ := 600000
+PKG_SQL_BUDGET_GZ := 1390000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 # The page's module is optimised (wasm-opt, ~30 s) while the editor's compiles (cargo's
