@@ -525,16 +525,7 @@ fn simple(
     if ambiguous {
         return None;
     }
-    let relation = TableFactor::Table {
-        name: name.clone(),
-        alias: rel_alias.clone(),
-        args: None,
-        with_hints: vec![],
-        version: None,
-        with_ordinality: false,
-        partitions: vec![],
-        json_path: None,
-    };
+    let relation = crate::shard_sql::plain_table(name.clone(), rel_alias.clone());
     Some(Simple {
         slot,
         alias: ident(&alias.name),

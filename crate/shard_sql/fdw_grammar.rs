@@ -185,6 +185,19 @@ impl<'s, 'a> Reader<'s, 'a> {
         false
     }
 
+    /// An optional choice between two keyword sequences, as sqlparser keeps it:
+    /// `Some(true)` for `yes` (`ASC`, `NULLS FIRST`, `SCROLL`, `WITH HOLD`), `Some(false)`
+    /// for `no`, `None` when neither is written.
+    fn eat_either(&mut self, yes: &[Keyword], no: &[Keyword]) -> Option<bool> {
+        if self.eat_keywords(yes) {
+            Some(true)
+        } else if self.eat_keywords(no) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
     fn expect(&mut self, t: &Token) -> Result<(), SqlError> {
         if self.eat(t) {
             return Ok(());
@@ -399,21 +412,9 @@ impl<'s, 'a> Reader<'s, 'a> {
         if self.is_keyword(0, Keyword::INSENSITIVE) || self.is_keyword(0, Keyword::ASENSITIVE) {
             return Err(self.refuse());
         }
-        let scroll = if self.eat_keyword(Keyword::SCROLL) {
-            Some(true)
-        } else if self.eat_keywords(&[Keyword::NO, Keyword::SCROLL]) {
-            Some(false)
-        } else {
-            None
-        };
+        let scroll = self.eat_either(&[Keyword::SCROLL], &[Keyword::NO, Keyword::SCROLL]);
         self.expect_keyword(Keyword::CURSOR)?;
-        let hold = if self.eat_keywords(&[Keyword::WITH, Keyword::HOLD]) {
-            Some(true)
-        } else if self.eat_keywords(&[Keyword::WITHOUT, Keyword::HOLD]) {
-            Some(false)
-        } else {
-            None
-        };
+        let hold = self.eat_either(&[Keyword::WITH, Keyword::HOLD], &[Keyword::WITHOUT, Keyword::HOLD]);
         self.expect_keyword(Keyword::FOR)?;
         if !self.is_keyword(0, Keyword::SELECT) {
             return Err(self.refuse());
@@ -600,34 +601,13 @@ impl<'s, 'a> Reader<'s, 'a> {
         if self.peek().token == Token::LParen {
             return Err(self.refuse());
         }
-        Ok(TableFactor::Table {
-            name,
-            alias: alias.map(|name| TableAlias { name, columns: vec![] }),
-            args: None,
-            with_hints: vec![],
-            version: None,
-            with_ordinality: false,
-            partitions: vec![],
-            json_path: None,
-        })
+        Ok(super::plain_table(name, alias.map(|name| TableAlias { name, columns: vec![] })))
     }
 
     fn order_by_expr(&mut self) -> Result<OrderByExpr, SqlError> {
         let expr = self.expr()?;
-        let asc = if self.eat_keyword(Keyword::ASC) {
-            Some(true)
-        } else if self.eat_keyword(Keyword::DESC) {
-            Some(false)
-        } else {
-            None
-        };
-        let nulls_first = if self.eat_keywords(&[Keyword::NULLS, Keyword::FIRST]) {
-            Some(true)
-        } else if self.eat_keywords(&[Keyword::NULLS, Keyword::LAST]) {
-            Some(false)
-        } else {
-            None
-        };
+        let asc = self.eat_either(&[Keyword::ASC], &[Keyword::DESC]);
+        let nulls_first = self.eat_either(&[Keyword::NULLS, Keyword::FIRST], &[Keyword::NULLS, Keyword::LAST]);
         if self.is_keyword(0, Keyword::USING) {
             return Err(self.refuse());
         }

@@ -544,6 +544,21 @@ pub(crate) fn ident_name(ident: &Ident) -> String {
     }
 }
 
+/// A plain table reference, `name [alias]`, as sqlparser builds it: for the trees this
+/// crate writes itself (the page's shard parser, the coordinator's subquery pull-up).
+pub(crate) fn plain_table(name: ast::ObjectName, alias: Option<ast::TableAlias>) -> ast::TableFactor {
+    ast::TableFactor::Table {
+        name,
+        alias,
+        args: None,
+        with_hints: vec![],
+        version: None,
+        with_ordinality: false,
+        partitions: vec![],
+        json_path: None,
+    }
+}
+
 #[cfg(test)]
 mod fetch_tests {
     use super::*;
