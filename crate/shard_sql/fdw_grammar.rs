@@ -131,12 +131,18 @@ struct Reader<'s, 'a> {
     src: &'s Source<'a>,
     tokens: Vec<&'s TokenWithSpan>,
     at: usize,
+    /// sqlparser's recursion counter, counted where sqlparser counts it (a query and
+    /// each sub-expression: every parenthesis and prefix operator nests one), with
+    /// the same limit ([`nesting::MAX_RECURSION`]) and the same refusal: the weight
+    /// check alone lets through text nested deeper than this parser's frames fit
+    /// in the page's 1 MiB stack, and deeper than sqlparser reads.
+    remaining_depth: usize,
 }
 
 impl<'s, 'a> Reader<'s, 'a> {
     fn new(src: &'s Source<'a>) -> Reader<'s, 'a> {
         let tokens = src.tokens.iter().filter(|t| !matches!(t.token, Token::Whitespace(_))).collect();
-        Reader { src, tokens, at: 0 }
+        Reader { src, tokens, at: 0, remaining_depth: super::nesting::MAX_RECURSION }
     }
 
     fn peek(&self) -> &'s TokenWithSpan {
@@ -462,6 +468,22 @@ impl<'s, 'a> Reader<'s, 'a> {
     // ---- SELECT -----------------------------------------------------------------
 
     fn query(&mut self) -> Result<Query, SqlError> {
+        self.nested(Self::query_inner)
+    }
+
+    /// `read` one level deeper, or sqlparser's refusal (`RecursionLimitExceeded`, which
+    /// `Source::error` words as PostgreSQL's `check_stack_depth`) past the limit.
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> Result<T, SqlError>) -> Result<T, SqlError> {
+        if self.remaining_depth == 0 {
+            return Err(SqlError::new("stack depth limit exceeded", None));
+        }
+        self.remaining_depth -= 1;
+        let result = read(self);
+        self.remaining_depth += 1;
+        result
+    }
+
+    fn query_inner(&mut self) -> Result<Query, SqlError> {
         let select_token = self.next().clone(); // SELECT
         let distinct = if self.eat_keyword(Keyword::DISTINCT) {
             if self.is_keyword(0, Keyword::ON) {
@@ -621,6 +643,10 @@ impl<'s, 'a> Reader<'s, 'a> {
     }
 
     fn subexpr(&mut self, precedence: u8) -> Result<Expr, SqlError> {
+        self.nested(|p| p.subexpr_inner(precedence))
+    }
+
+    fn subexpr_inner(&mut self, precedence: u8) -> Result<Expr, SqlError> {
         let mut e = self.prefix()?;
         loop {
             let next = self.infix_precedence()?;
@@ -1100,6 +1126,70 @@ pub(crate) mod tests {
         "FETCH 10 FROM c1 INTO x",
         "COMMIT AND CHAIN",
     ];
+
+    /// Hostile nesting: the page's shard parser recurses once per parenthesis and
+    /// prefix operator and has no recursion limit of its own, so what bounds it is
+    /// `nesting::too_deep`, which `parse_shard_sql` runs first. The deepest texts that
+    /// check lets through are read (or refused) on a 1 MiB stack, the wasm page's
+    /// whole stack, in whatever build the tests run: no overflow. (Natively only: the
+    /// stacks are threads', which wasm32 has not.)
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn the_page_shard_parser_survives_the_deepest_text_the_weight_check_lets_through() {
+        use crate::shard_sql::nesting::{too_deep, MAX_WEIGHT};
+        type Shape = fn(usize) -> String;
+        let shapes: [(&str, Shape); 4] = [
+            ("parentheses", |n| format!("SELECT a FROM public.t1 WHERE {}a = 1{}", "(".repeat(n), ")".repeat(n))),
+            ("NOT", |n| format!("SELECT a FROM public.t1 WHERE {}a = 1", "NOT ".repeat(n))),
+            ("unary minus", |n| format!("SELECT {}1 FROM public.t1", "- ".repeat(n))),
+            ("mixed", |n| {
+                format!("DECLARE c1 CURSOR FOR SELECT a FROM public.t1 WHERE {}a{}", "(-(".repeat(n), "))".repeat(n))
+            }),
+        ];
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                for (what, shape) in shapes {
+                    let weight_ok = |n: usize| {
+                        let sql = shape(n);
+                        let src = Source::tokenize(&sql, &sqlparser::dialect::PostgreSqlDialect {}).unwrap();
+                        too_deep(&src.tokens, MAX_WEIGHT).is_none()
+                    };
+                    // The largest n the weight check accepts (it weighs at least one per level).
+                    let n = (1..=MAX_WEIGHT).take_while(|&n| weight_ok(n)).last();
+                    let n = n.unwrap_or_else(|| panic!("{what}: even one level is too deep"));
+                    assert!(n >= 50, "{what}: the weight check stops at {n}");
+                    let sql = shape(n);
+                    let read =
+                        parse_statements(&Source::tokenize(&sql, &sqlparser::dialect::PostgreSqlDialect {}).unwrap());
+                    println!("{what}: {n} levels, {}", if read.is_ok() { "read" } else { "refused" });
+                }
+            })
+            .unwrap()
+            .join()
+            .expect("the page's shard parser overflowed a 1 MiB stack");
+        // Where sqlparser's recursion limit refuses, this parser refuses alike (on a roomy
+        // stack: sqlparser's own debug frames need more than 1 MiB at its limit).
+        std::thread::Builder::new()
+            .stack_size(16 << 20)
+            .spawn(move || {
+                for (what, shape) in shapes {
+                    for depth in 1..40 {
+                        let (small, full) = read_both(&shape(depth));
+                        match (&small, &full) {
+                            (Ok(a), Ok(b)) => assert_eq!(a, b, "{what} {depth}"),
+                            (Err(a), Err(b)) if b.message == "stack depth limit exceeded" => {
+                                assert_eq!(a, b, "{what} {depth}")
+                            }
+                            _ => assert!(full.is_ok() || small.is_err(), "{what} {depth}: {small:?} / {full:?}"),
+                        }
+                    }
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
 
     /// A SQL function's body (`inline::plan_body`) read as sqlparser's `parse_expr`
     /// reads it.
