@@ -20,7 +20,7 @@ use pgasync::sim::ShardServer;
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
 use std::net::SocketAddr;
 use std::time::Instant;
-use support::pg::Cluster;
+use support::pg::{free_port, Cluster, TempDir};
 
 const ROWS: i64 = 5000;
 
@@ -139,4 +139,21 @@ fn remote_errors_match_between_postgres_and_the_simulated_shard() {
         );
         assert!(re.position.is_some());
     }
+}
+
+/// A port that was free when asked for can be taken before the server binds it (test
+/// binaries run side by side, each starting clusters): the start is tried again on a
+/// new port, and the first failure is the server's own "Address already in use".
+#[test]
+fn a_cluster_whose_port_is_taken_starts_on_another() {
+    let dir = TempDir::new("taken");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken_port = taken.local_addr().unwrap().port();
+    let mut first = Some(taken_port);
+    let log = dir.path.join("log");
+    let c = Cluster::start_in_on(&dir.path, "taken", &[], &log, || first.take().unwrap_or_else(free_port));
+    assert_ne!(c.port, taken_port);
+    assert_eq!(c.psql("select 1").trim(), "1");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("Address already in use"), "the first start's log: {text}");
 }

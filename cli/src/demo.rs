@@ -508,19 +508,34 @@ impl Pg {
         made?;
         let hba = data.join("pg_hba.conf");
         std::fs::write(&hba, PG_HBA).map_err(|e| failed(format!("{}: {e}", hba.display())))?;
-        let port = free_port()?;
-        let conf = format!(
-            "\n# pgasync demo\nport = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
-             fsync = off\nshared_buffers = 32MB\nmax_connections = 300\nlog_statement = 'all'\n",
-            dir.display()
-        );
         let conf_path = data.join("postgresql.conf");
-        let mut text =
+        let initdb_conf =
             std::fs::read_to_string(&conf_path).map_err(|e| failed(format!("{}: {e}", conf_path.display())))?;
-        text.push_str(&conf);
-        std::fs::write(&conf_path, text).map_err(|e| failed(format!("{}: {e}", conf_path.display())))?;
-        let log = dir.join(format!("{name}.log")).display().to_string();
-        self.run("pg_ctl", &["-D", &data_s, "-l", &log, "-w", "-t", "60", "start"])?;
+        let log = dir.join(format!("{name}.log"));
+        // The port free_port names is free when asked for, not necessarily when the server
+        // binds it (a client's ephemeral port, another program's listener may take it in
+        // between): a start whose server could not bind it is tried on a new port.
+        let mut attempt = 1;
+        let port = loop {
+            let port = free_port()?;
+            let conf = format!(
+                "\n# pgasync demo\nport = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
+                 fsync = off\nshared_buffers = 32MB\nmax_connections = 300\nlog_statement = 'all'\n",
+                dir.display()
+            );
+            std::fs::write(&conf_path, format!("{initdb_conf}{conf}"))
+                .map_err(|e| failed(format!("{}: {e}", conf_path.display())))?;
+            let log_before = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+            let log_s = log.display().to_string();
+            match self.run("pg_ctl", &["-D", &data_s, "-l", &log_s, "-w", "-t", "60", "start"]) {
+                Ok(_) => break port,
+                Err(_) if attempt < START_ATTEMPTS && port_was_taken(&log, log_before) => {
+                    eprintln!("pgasync demo: {name}: port {port} was taken before the server bound it; trying another");
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        };
         Ok(Cluster { name: name.to_string(), port, passfile: Some(passfile) })
     }
 }
@@ -602,6 +617,16 @@ pub(crate) fn cleanup(pg: &Pg, dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// How many ports [`Pg::start`] tries for one cluster.
+const START_ATTEMPTS: usize = 3;
+
+/// Whether the server's log, after its first `from` bytes, says it could not bind its port.
+fn port_was_taken(log: &Path, from: u64) -> bool {
+    std::fs::read(log).is_ok_and(|b| {
+        String::from_utf8_lossy(b.get(from as usize..).unwrap_or_default()).contains("Address already in use")
+    })
+}
+
 fn free_port() -> Result<u16, CliError> {
     let l = TcpListener::bind("127.0.0.1:0").map_err(|e| failed(format!("no free port: {e}")))?;
     l.local_addr().map(|a| a.port()).map_err(|e| failed(format!("no free port: {e}")))
@@ -614,6 +639,20 @@ fn shell_quote(a: &str) -> String {
 #[cfg(test)]
 mod dir_tests {
     use super::*;
+
+    #[test]
+    fn a_bind_failure_is_read_from_this_start_s_part_of_the_log_only() {
+        let log = std::env::temp_dir().join(format!("pgasync-bind-log-{}", std::process::id()));
+        let earlier = "LOG:  could not bind IPv4 address \"127.0.0.1\": Address already in use\n";
+        std::fs::write(&log, earlier).unwrap();
+        let from = earlier.len() as u64;
+        assert!(port_was_taken(&log, 0), "an earlier start's failure, read from the start");
+        assert!(!port_was_taken(&log, from), "nothing since this start began");
+        std::fs::write(&log, format!("{earlier}FATAL:  data directory has wrong ownership\n")).unwrap();
+        assert!(!port_was_taken(&log, from), "another failure is not retried");
+        let _ = std::fs::remove_file(&log);
+        assert!(!port_was_taken(&log, 0), "no log");
+    }
 
     #[test]
     fn only_a_new_empty_or_marked_folder_is_used_for_clusters() {

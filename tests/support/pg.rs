@@ -155,42 +155,65 @@ impl Cluster {
     }
 
     /// A cluster in `parent/name`, with extra `postgresql.conf` lines, logging to `log`.
+    ///
+    /// The port [`free_port`] names was free when it was asked for, not necessarily when
+    /// the server binds it: test binaries run side by side, each starting clusters, and
+    /// every client connection takes an ephemeral port from the same range. So a start
+    /// that fails is tried again on a new port (up to [`START_ATTEMPTS`] times), saying
+    /// why on standard error; the last failure panics with the server's own log lines.
     pub fn start_in(parent: &Path, name: &str, conf: &[String], log: &Path) -> Cluster {
-        let port = free_port();
+        Cluster::start_in_on(parent, name, conf, log, free_port)
+    }
+
+    /// [`Cluster::start_in`] with the ports to try from `next_port` (a test gives it a
+    /// taken one first).
+    pub fn start_in_on(
+        parent: &Path,
+        name: &str,
+        conf: &[String],
+        log: &Path,
+        mut next_port: impl FnMut() -> u16,
+    ) -> Cluster {
         let data = parent.join(name);
         // A copy of the data directory `initdb` makes (made once: initdb_template.rs).
         super::initdb_template::init_data_dir(&pg_bin("initdb"), &data).unwrap_or_else(|e| panic!("{e}"));
-        // Settings go into postgresql.conf: no quoting through su and pg_ctl -o.
-        let mut lines = vec![
-            format!("port = {port}"),
-            "listen_addresses = '127.0.0.1'".to_string(),
-            format!("unix_socket_directories = '{}'", parent.display()),
-            "fsync = off".to_string(),
-            "shared_buffers = 16MB".to_string(),
-            "autovacuum = off".to_string(),
-            "max_connections = 30".to_string(),
-        ];
-        lines.extend(conf.iter().cloned());
         let conf_path = data.join("postgresql.conf");
-        let mut text = std::fs::read_to_string(&conf_path).expect("postgresql.conf");
-        text.push_str("\n# pgasync tests\n");
-        for l in &lines {
-            text.push_str(l);
-            text.push('\n');
+        let initdb_conf = std::fs::read_to_string(&conf_path).expect("postgresql.conf");
+        let mut failures = Vec::new();
+        for attempt in 1..=START_ATTEMPTS {
+            let port = next_port();
+            std::fs::write(&conf_path, cluster_conf(&initdb_conf, port, parent, conf)).unwrap();
+            let log_before = std::fs::metadata(log).map(|m| m.len()).unwrap_or(0);
+            match try_run_pg(&[
+                pg_bin("pg_ctl").to_str().unwrap(),
+                "-D",
+                data.to_str().unwrap(),
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ]) {
+                Ok(_) => return Cluster { name: name.to_string(), port, data, log: log.to_path_buf(), own_dir: None },
+                Err(e) => {
+                    let why = format!("{e}\nthe server's log from this start:\n{}", log_since(log, log_before));
+                    eprintln!("cluster {name}: start {attempt} of {START_ATTEMPTS} on port {port} failed: {why}");
+                    // A server that started after pg_ctl gave up would hold the folder.
+                    let _ = try_run_pg(&[
+                        pg_bin("pg_ctl").to_str().unwrap(),
+                        "-D",
+                        data.to_str().unwrap(),
+                        "-m",
+                        "immediate",
+                        "-w",
+                        "stop",
+                    ]);
+                    failures.push(format!("port {port}: {why}"));
+                }
+            }
         }
-        std::fs::write(&conf_path, text).unwrap();
-        run_pg(&[
-            pg_bin("pg_ctl").to_str().unwrap(),
-            "-D",
-            data.to_str().unwrap(),
-            "-l",
-            log.to_str().unwrap(),
-            "-w",
-            "-t",
-            "60",
-            "start",
-        ]);
-        Cluster { name: name.to_string(), port, data, log: log.to_path_buf(), own_dir: None }
+        panic!("cluster {name} did not start in {START_ATTEMPTS} attempts:\n{}", failures.join("\n"))
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -245,6 +268,43 @@ impl Drop for Cluster {
             "-w",
             "stop",
         ]);
+    }
+}
+
+/// How many times [`Cluster::start_in`] tries to start a cluster, each on a new port.
+pub const START_ATTEMPTS: usize = 3;
+
+/// `initdb`'s postgresql.conf with the tests' settings after it (settings go into the
+/// file: no quoting through su and pg_ctl -o).
+fn cluster_conf(initdb_conf: &str, port: u16, socket_dir: &Path, extra: &[String]) -> String {
+    let mut text = initdb_conf.to_string();
+    text.push_str("\n# pgasync tests\n");
+    let lines = [
+        format!("port = {port}"),
+        "listen_addresses = '127.0.0.1'".to_string(),
+        format!("unix_socket_directories = '{}'", socket_dir.display()),
+        "fsync = off".to_string(),
+        "shared_buffers = 16MB".to_string(),
+        "autovacuum = off".to_string(),
+        "max_connections = 30".to_string(),
+    ];
+    for l in lines.iter().chain(extra) {
+        text.push_str(l);
+        text.push('\n');
+    }
+    text
+}
+
+/// What a log file gained after its first `from` bytes (its last 40 lines), or why it
+/// cannot be read.
+fn log_since(log: &Path, from: u64) -> String {
+    match std::fs::read(log) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(bytes.get(from as usize..).unwrap_or_default()).into_owned();
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(40)..].join("\n")
+        }
+        Err(e) => format!("({}: {e})", log.display()),
     }
 }
 
