@@ -350,14 +350,14 @@ test-e2e:
 	  while [ ! -f $(LOGS)/pkg.rc ]; do sleep 1; done; cat $(LOGS)/pkg.log; \
 	  echo "test-e2e: make pkg took $$(cat $(LOGS)/pkg.took) beside the others"; [ "$$(cat $(LOGS)/pkg.rc)" = 0 ]; \
 	else $(MAKE) --no-print-directory pkg; fi
-	@if [ -n "$(PKG_BESIDE)" ]; then \
-	  echo "test-e2e: waiting for the exercises' check (started beside the wasm tests)"; \
-	  while [ ! -f $(LOGS)/exercises.rc ]; do sleep 1; done; cat $(LOGS)/exercises.log; \
-	  [ "$$(cat $(LOGS)/exercises.rc)" = 0 ]; fi
 	cargo test --workspace --no-run
 	set -o pipefail; cd tests/e2e && PGASYNC_BIN=../../target/debug/pgasync node run.mjs 2>&1 | tee ../../$(LOGS)/e2e.log
 	WORKSHOP_CODE=0 ./scripts/workshop.sh target/workshop-e2e
 	cd tests/e2e && WORKSHOP_DIR=../../target/workshop-e2e node workshop.mjs
+	@if [ -n "$(PKG_BESIDE)" ]; then \
+	  echo "test-e2e: waiting for the exercises' check (started beside the wasm tests)"; \
+	  while [ ! -f $(LOGS)/exercises.rc ]; do sleep 1; done; cat $(LOGS)/exercises.log; \
+	  [ "$$(cat $(LOGS)/exercises.rc)" = 0 ]; fi
 	$(call took,e2e)
 
 # The offline workshop kit: workshop/ and workshop.zip (the page, the package, the
