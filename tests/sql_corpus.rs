@@ -79,8 +79,8 @@
 mod support;
 
 use pgasync::clock::Clock;
-use pgasync::coordinator_sql::statement::parse_statements;
 use pgasync::coordinator_sql::planner::Planned;
+use pgasync::coordinator_sql::statement::parse_statements;
 use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::{explain_doc_text, ExplainOptions};
 use pgasync::knobs::Knobs;
