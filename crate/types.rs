@@ -402,6 +402,15 @@ impl Table {
         let tid = self.next_tid;
         self.push_row_with_tid(row, tid);
     }
+    /// [`Table::push_row`], the row's values moved in rather than cloned (a scenario
+    /// file's INSERT: its rows are made for the table).
+    pub fn push_row_owned(&mut self, mut row: Vec<Datum>) {
+        self.all_visible = false;
+        debug_assert_eq!(row.len(), self.ncols());
+        self.data.append(&mut row);
+        self.tids.push(self.next_tid);
+        self.next_tid = self.next_tid.saturating_add(1);
+    }
     /// Stores a row under a given tid (a row a rebuilt table keeps unchanged).
     pub fn push_row_with_tid(&mut self, row: &[Datum], tid: u32) {
         self.all_visible = false;

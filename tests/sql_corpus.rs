@@ -53,7 +53,8 @@
 //! the report lists every query that differs, both plans.
 //!
 //! **Speed** (issue 20): the sandbox's side is CPU in a debug build (each query
-//! planned four times, run twice; the shards' tables cloned with the scenario; each
+//! planned three times, run twice: one plan for both modes' runs, whose plans cannot
+//! differ, see `sandbox`; the shards' tables cloned with the scenario; each
 //! planning made once: a mode's run uses the plan it made, an EXPLAIN with costs takes
 //! its estimates from its plan-only run's plan: before, `scenario()` and
 //! `explain_doc()` planned each a second time, and the test process's CPU, its
@@ -78,6 +79,7 @@
 mod support;
 
 use pgasync::clock::Clock;
+use pgasync::coordinator_sql::planner::Planned;
 use pgasync::coordinator_sql::statement::parse_statements;
 use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::{explain_doc_text, ExplainOptions};
@@ -429,65 +431,94 @@ impl SandboxTimes {
     }
 }
 
-/// The sandbox: the query planned against the loaded scenario, run to the end.
-fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool, times: &mut SandboxTimes) -> (Outcome, Vec<usize>) {
-    let mut run = || -> Result<(Outcome, Vec<usize>), String> {
-        let t = Instant::now();
-        let mut s = base.with_query(&format!("{};", e.sql)).map_err(|e| e.to_string())?;
-        for set in &e.sets {
-            for st in parse_statements(set, 1).map_err(|e| e.to_string())? {
-                s.cluster.execute(0, &st).map_err(|e| e.to_string())?;
-            }
+/// The query's scenario on `state`: `query` (the entry's SQL, or an EXPLAIN of it) as
+/// its query section, after the entry's `set` lines.
+fn with_entry(state: &SqlScenario, e: &Entry, query: &str) -> Result<SqlScenario, String> {
+    let mut s = state.with_query(query).map_err(|e| e.to_string())?;
+    for set in &e.sets {
+        for st in parse_statements(set, 1).map_err(|e| e.to_string())? {
+            s.cluster.execute(0, &st).map_err(|e| e.to_string())?;
         }
-        let planned = match s.plan() {
-            Ok(p) => p,
-            // An ERROR raised while planning (a constant that eval_const_expressions
-            // folds, `1 / 0`): the query's result, and its EXPLAIN's, as on PostgreSQL.
-            Err(e) if planning_error(&e.to_string()) => {
-                let message = primary_message(&e.to_string());
-                let explain = planning_error_explain(&message);
-                return Ok((Outcome { query_error: Some(message), explain, ..Outcome::default() }, vec![]));
-            }
-            Err(e) => return Err(e.to_string()),
-        };
-        times.plan += t.elapsed();
-        let t = Instant::now();
-        // The plan just made, not a second planning (`scenario` would plan again).
-        let order_keys = planned.order_keys.clone();
-        let scenario = s.scenario_planned(planned, &Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
-        let mut run = scenario.start(async_mode, Clock::virtual_clock(), false)?;
-        run.keep_rows = true;
-        // An ERROR of the query ends the run: no rows (PostgreSQL sends none to psql),
-        // the local changes rolled back with the transaction (the shards' by their
-        // ABORT TRANSACTION).
-        let query_error = run.run_to_end().err().map(|e| e.message().lines().next().unwrap_or("").to_string());
-        let rows = match query_error {
-            None => run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
-            Some(_) => vec![],
-        };
-        // A query that raised is compared by its EXPLAIN without ANALYZE, as on PostgreSQL.
-        let explain = match query_error {
-            None => run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE),
-            Some(_) => sandbox_explain(base, e, "VERBOSE, COSTS OFF", async_mode)?,
-        };
-        let kept = match query_error {
-            None => run.es.local_changes.clone(),
-            Some(_) => Default::default(),
-        };
-        let after = match dml_target(&e.sql) {
-            Some(ts) => {
-                let mut all = vec![];
-                for t in &ts {
-                    all.extend(tagged(t, sandbox_after(&s, &kept, &run.host.servers, t)?));
-                }
-                Some(all)
-            }
-            None => None,
-        };
-        times.execute += t.elapsed();
-        Ok((Outcome { error: None, query_error, rows, explain, after }, order_keys))
+    }
+    Ok(s)
+}
+
+/// The sandbox: the query planned against the loaded scenario, then run to the end in
+/// each mode of `MODES` (its outcome and order keys per mode).
+///
+/// Planned once for both modes (PostgreSQL plans per mode, its `enable_async_append`
+/// marking the async-capable subplans; the sandbox's plan has no mode, which is the
+/// run's: `Scenario::start(async_mode, …)`), so each mode's run starts from the same
+/// plan as it would from a planning of its own.
+fn sandbox(base: &SqlScenario, e: &Entry, times: &mut SandboxTimes) -> Vec<(Outcome, Vec<usize>)> {
+    let failed = |m: String| (Outcome { error: Some(m), ..Outcome::default() }, vec![]);
+    let t = Instant::now();
+    let s = match with_entry(base, e, &format!("{};", e.sql)) {
+        Ok(s) => s,
+        Err(m) => return MODES.iter().map(|_| failed(m.clone())).collect(),
     };
-    run().unwrap_or_else(|m| (Outcome { error: Some(m), ..Outcome::default() }, vec![]))
+    let planned = match s.plan() {
+        Ok(p) => p,
+        // An ERROR raised while planning (a constant that eval_const_expressions
+        // folds, `1 / 0`): the query's result, and its EXPLAIN's, as on PostgreSQL.
+        Err(e) if planning_error(&e.to_string()) => {
+            let message = primary_message(&e.to_string());
+            let explain = planning_error_explain(&message);
+            let outcome = Outcome { query_error: Some(message), explain, ..Outcome::default() };
+            return MODES.iter().map(|_| (outcome.clone(), vec![])).collect();
+        }
+        Err(e) => return MODES.iter().map(|_| failed(e.to_string())).collect(),
+    };
+    times.plan += t.elapsed();
+    let t = Instant::now();
+    let outcomes = MODES
+        .iter()
+        .map(|&(_, async_mode)| run_planned(base, &s, e, planned.clone(), async_mode).unwrap_or_else(failed))
+        .collect();
+    times.execute += t.elapsed();
+    outcomes
+}
+
+/// One mode's run of the query `s` (the entry on `base`) from its plan.
+fn run_planned(
+    base: &SqlScenario,
+    s: &SqlScenario,
+    e: &Entry,
+    planned: Planned,
+    async_mode: bool,
+) -> Result<(Outcome, Vec<usize>), String> {
+    let order_keys = planned.order_keys.clone();
+    let scenario = s.scenario_planned(planned, &Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+    let mut run = scenario.start(async_mode, Clock::virtual_clock(), false)?;
+    run.keep_rows = true;
+    // An ERROR of the query ends the run: no rows (PostgreSQL sends none to psql),
+    // the local changes rolled back with the transaction (the shards' by their
+    // ABORT TRANSACTION).
+    let query_error = run.run_to_end().err().map(|e| e.message().lines().next().unwrap_or("").to_string());
+    let rows = match query_error {
+        None => run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
+        Some(_) => vec![],
+    };
+    // A query that raised is compared by its EXPLAIN without ANALYZE, as on PostgreSQL.
+    let explain = match query_error {
+        None => run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE),
+        Some(_) => sandbox_explain(base, e, "VERBOSE, COSTS OFF", async_mode)?,
+    };
+    let kept = match query_error {
+        None => run.es.local_changes.clone(),
+        Some(_) => Default::default(),
+    };
+    let after = match dml_target(&e.sql) {
+        Some(ts) => {
+            let mut all = vec![];
+            for t in &ts {
+                all.extend(tagged(t, sandbox_after(s, &kept, &run.host.servers, t)?));
+            }
+            Some(all)
+        }
+        None => None,
+    };
+    Ok((Outcome { error: None, query_error, rows, explain, after }, order_keys))
 }
 
 /// Whether a sandbox's planning failure is an ERROR of the query (a constant the
@@ -518,12 +549,7 @@ fn sandbox_costs(base: &SqlScenario, e: &Entry) -> Result<String, String> {
 
 /// The sandbox's `EXPLAIN (options)` of a query in one mode, planned only.
 fn sandbox_explain(base: &SqlScenario, e: &Entry, options: &str, async_mode: bool) -> Result<String, String> {
-    let mut s = base.with_query(&format!("EXPLAIN ({options}) {};", e.sql)).map_err(|e| e.to_string())?;
-    for set in &e.sets {
-        for st in parse_statements(set, 1).map_err(|e| e.to_string())? {
-            s.cluster.execute(0, &st).map_err(|e| e.to_string())?;
-        }
-    }
+    let s = with_entry(base, e, &format!("EXPLAIN ({options}) {};", e.sql))?;
     // Planned once: the plan-only run and the estimates both from it (`plan_only` and
     // `explain_doc` would each plan the query).
     let planned = s.plan().map_err(|e| e.to_string())?;
@@ -925,9 +951,10 @@ fn corpus_matches_postgres() {
             let Some(e) = entries.get(i) else { break };
             // PostgreSQL runs a DML query after the ANALYZE (see `postgres`), so it plans
             // it with the statistics: so does the sandbox.
-            let state = if dml_target(&e.sql).is_some() { &analyzed } else { &base };
-            for (mode, async_mode) in MODES {
-                ours.push(((e.id.clone(), mode.to_string()), sandbox(state, e, async_mode, &mut times)));
+            let dml = dml_target(&e.sql).is_some();
+            let outcomes = sandbox(if dml { &analyzed } else { &base }, e, &mut times);
+            for ((mode, _), outcome) in MODES.iter().zip(outcomes) {
+                ours.push(((e.id.clone(), mode.to_string()), outcome));
             }
             // EXPLAIN with costs, as loaded and after ANALYZE of every relation.
             let t = Instant::now();

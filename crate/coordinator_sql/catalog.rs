@@ -1303,7 +1303,7 @@ impl Cluster {
                         .map_err(|m| FrontError::at(m, at))?;
                 }
                 if let Some(RelKind::Table(t)) = self.nodes[n].relation_mut(rel).map(|r| &mut r.kind) {
-                    Rc::make_mut(t).push_row(&row);
+                    Rc::make_mut(t).push_row_owned(row);
                 }
                 Ok(())
             }
@@ -1443,7 +1443,13 @@ fn series(
 /// One row of `SELECT exprs FROM generate_series(…) name`: the expressions with `name` = `i`.
 fn series_row(random: &mut pgfuncs::PgRandom, i: i64, projection: &[Analyzed]) -> Result<Vec<Val>, FrontError> {
     let row = [Datum::Int(i)];
-    projection.iter().map(|e| e.eval(&row, random)).collect()
+    // A loop, not `collect::<Result<Vec<_>, _>>()`: that adapter chain, unoptimized,
+    // was a sixth of a scenario file's load in the debug build the tests run (issue 20).
+    let mut vals = Vec::with_capacity(projection.len());
+    for e in projection {
+        vals.push(e.eval(&row, random)?);
+    }
+    Ok(vals)
 }
 
 /// PostgreSQL's hash of a partition key (`compute_partition_hash_value`), each value
