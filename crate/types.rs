@@ -405,17 +405,20 @@ impl Table {
     /// [`Table::push_row`], the row's values moved in rather than cloned (a scenario
     /// file's INSERT: its rows are made for the table).
     pub fn push_row_owned(&mut self, mut row: Vec<Datum>) {
-        self.all_visible = false;
         debug_assert_eq!(row.len(), self.ncols());
         self.data.append(&mut row);
-        self.tids.push(self.next_tid);
-        self.next_tid = self.next_tid.saturating_add(1);
+        self.note_row_tid(self.next_tid);
     }
     /// Stores a row under a given tid (a row a rebuilt table keeps unchanged).
     pub fn push_row_with_tid(&mut self, row: &[Datum], tid: u32) {
-        self.all_visible = false;
         debug_assert_eq!(row.len(), self.ncols());
         self.data.extend_from_slice(row);
+        self.note_row_tid(tid);
+    }
+    /// The bookkeeping of a row just stored: its tid, the next free one, and the table
+    /// no longer all-visible (a new row is not, until a VACUUM).
+    fn note_row_tid(&mut self, tid: u32) {
+        self.all_visible = false;
         self.tids.push(tid);
         self.next_tid = self.next_tid.max(tid.saturating_add(1));
     }

@@ -200,15 +200,7 @@ impl Cluster {
                     let why = format!("{e}\nthe server's log from this start:\n{}", log_since(log, log_before));
                     eprintln!("cluster {name}: start {attempt} of {START_ATTEMPTS} on port {port} failed: {why}");
                     // A server that started after pg_ctl gave up would hold the folder.
-                    let _ = try_run_pg(&[
-                        pg_bin("pg_ctl").to_str().unwrap(),
-                        "-D",
-                        data.to_str().unwrap(),
-                        "-m",
-                        "immediate",
-                        "-w",
-                        "stop",
-                    ]);
+                    stop_immediately(&data);
                     failures.push(format!("port {port}: {why}"));
                 }
             }
@@ -259,16 +251,22 @@ impl Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         // Never panics (it may run while a test unwinds).
-        let _ = try_run_pg(&[
-            pg_bin("pg_ctl").to_str().unwrap(),
-            "-D",
-            self.data.to_str().unwrap(),
-            "-m",
-            "immediate",
-            "-w",
-            "stop",
-        ]);
+        stop_immediately(&self.data);
     }
+}
+
+/// Stops the cluster in `data` at once (`pg_ctl -m immediate`), if one runs there; a
+/// failure is ignored (nothing may be running).
+fn stop_immediately(data: &Path) {
+    let _ = try_run_pg(&[
+        pg_bin("pg_ctl").to_str().unwrap(),
+        "-D",
+        data.to_str().unwrap(),
+        "-m",
+        "immediate",
+        "-w",
+        "stop",
+    ]);
 }
 
 /// How many times [`Cluster::start_in`] tries to start a cluster, each on a new port.
