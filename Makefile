@@ -26,7 +26,11 @@ all: pkg cli
 
 # SETUP_BUILD: a build setup.sh runs beside its compile of wasm-bindgen-cli (on a fresh
 # machine only): `make test` gives its first one, which then finds nothing to do.
+# Then the compiled dependencies are given back from the last clean clone's builds
+# (scripts/dep_cache.sh: only into a target/ folder that is not there yet; cargo decides
+# what is fresh, and the workspace's crates are always compiled).
 setup:
+	@./scripts/dep_cache.sh restore
 	@SETUP_BUILD='$(SETUP_BUILD)' ./scripts/setup.sh
 
 # The wasm package the page loads (generated, not committed): two modules. The page's
@@ -191,6 +195,11 @@ PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_HOST_CRATES := syn quote proc-macro2 wasm-bindgen-macro wasm-bindgen-macro-support bumpalo serde_derive futures-macro rustversion
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"' \
   $(foreach c,$(PKG_HOST_CRATES),--config profile.release.package.$(c).opt-level=0)
+# What else decides how make pkg's builds compile a dependency: part of the kept
+# builds' key (scripts/dep_cache.sh); DEP_SAVE keeps a build's dependencies (never
+# failing the build: the next clean clone compiles them again).
+export DEP_CACHE_FLAGS := $(PKG_ENV) $(PKG_DEPS)
+DEP_SAVE = ./scripts/dep_cache.sh save $(1) || echo "dep-cache: $(1) not kept (the next clean clone compiles its dependencies again)"
 # The page's module is optimised (wasm-opt, ~30 s) while the editor's compiles (cargo's
 # LTO on one core): the two steps overlap instead of following each other (issue 20).
 # The page's is run three times (-Oz -Oz -Oz: ~2.5 KB smaller gzipped than once; to a
@@ -220,6 +229,7 @@ pkg: setup
 	  { $(call WASM_OPT_PKG,pgasync_sql); }; sql=$$?; wait $$page; page=$$?; \
 	  if [ $$page != 0 ]; then echo "pkg: wasm-opt of pkg/pgasync_bg.wasm failed" >&2; fi; \
 	  [ $$sql = 0 ] && [ $$page = 0 ]
+	@$(call DEP_SAVE,release wasm32-unknown-unknown/release)
 	@./scripts/pkg_size.sh pkg/pgasync_bg.wasm $(PKG_BUDGET_GZ) "the page's module"
 	@./scripts/pkg_size.sh pkg/pgasync_sql_bg.wasm $(PKG_SQL_BUDGET_GZ) "the SQL front end's module (loaded when the editor opens)"
 
@@ -300,15 +310,18 @@ test-native:
 	@mkdir -p $(LOGS)
 	@rm -f $(LOGS)/pkg.rc $(LOGS)/pkg.took $(LOGS)/wasm-build.rc $(LOGS)/exercises.rc
 	@if [ -n "$(PKG_BESIDE)" ]; then \
-	  cargo test --workspace --no-run && \
+	  cargo test --workspace --no-run && { $(call DEP_SAVE,debug); } && \
 	  { { s=$$(date +%s); $(MAKE) --no-print-directory pkg > $(LOGS)/pkg.log 2>&1; rc=$$?; \
 	      s=$$(( $$(date +%s) - s )); printf '%dm%02ds' $$((s / 60)) $$((s % 60)) > $(LOGS)/pkg.took; \
 	      echo $$rc > $(LOGS)/pkg.rc; } & \
 	    echo "make test: make pkg runs in the background beside the native tests ($(LOGS)/pkg.log)"; } && \
-	  { { ./scripts/wasm_tests.sh $(LOGS) build > $(LOGS)/wasm-build.out 2>&1; echo $$? > $(LOGS)/wasm-build.rc; } & \
+	  { { ./scripts/wasm_tests.sh $(LOGS) build > $(LOGS)/wasm-build.out 2>&1 && \
+	      { $(call DEP_SAVE,wasm-test wasm32-unknown-unknown/wasm-test); } >> $(LOGS)/wasm-build.out; \
+	      echo $$? > $(LOGS)/wasm-build.rc; } & \
 	    echo "make test: the wasm32 test build runs in the background beside them ($(LOGS)/wasm-build.out)"; }; \
 	fi
 	node scripts/native_tests.mjs $(LOGS)/native.log
+	@if [ -z "$(PKG_BESIDE)" ]; then $(call DEP_SAVE,debug); fi
 	@echo "native tests: $(call passed,$(LOGS)/native.log)"
 	@if [ -n "$(PKG_BESIDE)" ]; then \
 	  { ./scripts/check_exercises.sh > $(LOGS)/exercises.log 2>&1; echo $$? > $(LOGS)/exercises.rc; } & \
@@ -330,7 +343,7 @@ test-wasm:
 	  echo "test-wasm: waiting for the wasm32 test build (started beside the native tests)"; \
 	  while [ ! -f $(LOGS)/wasm-build.rc ]; do sleep 1; done; cat $(LOGS)/wasm-build.out; \
 	  [ "$$(cat $(LOGS)/wasm-build.rc)" = 0 ] && ./scripts/wasm_tests.sh $(LOGS) run; \
-	else ./scripts/wasm_tests.sh $(LOGS); fi
+	else ./scripts/wasm_tests.sh $(LOGS) && { $(call DEP_SAVE,wasm-test wasm32-unknown-unknown/wasm-test); }; fi
 	$(call took,wasm)
 
 # In `make test` the exercises' check (started after the native tests) is waited for
