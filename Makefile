@@ -287,6 +287,16 @@ took = @s=$$(( $$(date +%s) - $$(cat $(LOGS)/$(1).start) )); printf '%dm%02ds' $
 # while they wait; it is not `make test` yet: it has not had a clean-clone run on a
 # quiet machine, and the relay's wall-clock checks (cli/tests/relay.rs) failed beside
 # the builds on a loaded one.
+# Then (2026-12-06, main's clean clone, 15m38s, both cores busy throughout) every
+# process's CPU, counted by the kernel's process accounting (acct(2), each process's
+# user + system time at its exit): 1,692 s in all. Compiling 741 (the native tests'
+# build 158, the wasm32 test build 274, make pkg's two cargo builds 231, the exercises'
+# 78), of which the dependencies ~250 (native ~62, wasm-test ~110, pkg's ~78: the same
+# for every clean clone of the same Cargo.lock, hence scripts/dep_cache.sh); the test
+# binaries ~300 (suite 101, sql_corpus 86, the library's unit tests ~55); wasm-opt 93;
+# Chromium ~200 (the e2e and the wasm32 tests' worker); PostgreSQL 86; psql 75 (2,883
+# runs, most of it Debian's Perl wrapper); cp 90 (532 copies of the initdb template);
+# Node's wasm32 test run 49; wasm-bindgen-test-runner 25.
 test: PKG_BESIDE := 1
 test: SETUP_BUILD := cargo test --workspace --no-run
 test: setup test-native test-wasm test-e2e
