@@ -24,6 +24,7 @@
 //! | Semi / Anti Join (each method) | `compute_semi_anti_join_factors` and `eqjoinsel_semi`; the join relation's rows `outer·jselec` (anti: `outer·(1 − jselec)`); `final_cost_nestloop`/`final_cost_hashjoin` stop an outer row at its first match (also over a semi join's unique-ified inner side, `inner_unique`); a Merge Join never backs up its inner side (`skip_mark_restore`) | `super::semiantijoin` |
 //! | Materialize | `cost_material` (`2·cpu_operator_cost` per row, pages past `work_mem`); its rescan `cost_rescan` (`cpu_operator_cost` per row) | [`cost_material`], [`cost_rescan`] |
 //! | Result (filter, select list) | folded into the node below, as PostgreSQL evaluates quals and target lists inside it: `cost_qual_eval` per input row, rows × selectivity | |
+//! | InitPlan, SubPlan | `SS_charge_for_initplans`: an InitPlan's (and a hashed SubPlan's) whole plan charged once to its query level's top node; `cost_subplan` for a SubPlan called per row: a correlated scalar one its plan's total per call, `x op ANY/ALL` the comparison, half the run cost and half the rows' comparisons plus its startup per call (once if uncorrelated over a Materialize); installed while its query level is planned or costed ([`with_subplan_costs`]) | [`qual_cost`] |
 //! | Index Scan, Index Only Scan, Bitmap Heap Scan | `cost_index` with `btcostestimate`, `cost_bitmap_heap_scan` | `plan::indexcost` ([`Model::indexscan`], [`Model::bitmapscan`]) |
 //!
 //! The settings it reads ([`CostParams`]): `seq_page_cost`, `random_page_cost`,
@@ -57,7 +58,10 @@
 //! disjoint selectivities), and a subquery in FROM that is not pulled up costs no
 //! SubqueryScan `cpu_tuple_cost` per row (only a top-level UNION ALL's children do). A
 //! select list over a partitioned table's Append is costed in each partition's scan, as
-//! PostgreSQL evaluates it there.
+//! PostgreSQL evaluates it there. An uncorrelated SubPlan's startup (`x <> ALL
+//! (SELECT …)` over a Materialize whose startup is not 0) is charged to the query
+//! level's top node, not to the scan that evaluates it (PostgreSQL's qual startup):
+//! the top node agrees, the scan's line does not.
 
 use super::remote_estimate::{RemoteAnswer, Variant as RemoteVariant};
 use super::selectivity::{self, clamp_row_est, VarData};
