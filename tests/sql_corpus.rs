@@ -98,9 +98,11 @@ const FILE: &str = "tests/data/corpus.sql";
 const MODES: [(&str, bool); 2] = [("sync", false), ("async", true)];
 /// Plan nodes whose estimates agree with PostgreSQL's to the cent, and whose rows are
 /// within a factor 2 (over the queries whose node lines agree), as measured: as loaded,
-/// and after ANALYZE of every relation.
-const COSTS_AS_LOADED: (usize, usize) = (6426, 7092);
-const COSTS_ANALYZED: (usize, usize) = (6436, 7115);
+/// and after ANALYZE of every relation. (6426 and 6436 to the cent before a SubPlan
+/// was priced by its own query level's `cost_subplan` only: q780-q797's correlated IN
+/// and q720-q725's `<> ALL` now agree, 25 nodes more each.)
+const COSTS_AS_LOADED: (usize, usize) = (6451, 7092);
+const COSTS_ANALYZED: (usize, usize) = (6461, 7115);
 /// The queries of issue 17's capabilities (subqueries, gating Results, DML, operators
 /// and shippability, set operations, values: those whose first tag is one of these)
 /// whose EXPLAIN ANALYZE text is PostgreSQL's line for line, times masked: at least

@@ -488,11 +488,13 @@ fn plan_with_init_plans(
         ));
     }
     super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
-    // The select list's correlated SubPlans priced per call before the paths that
-    // evaluate it are compared (`cost_qual_eval` of the target list).
+    // The SubPlans called per row priced per call while the paths that evaluate them
+    // are compared (`cost_qual_eval` of the target list and quals), as `cost_subplan`
+    // priced each when it was made.
     let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
-    crate::plan::costsize::note_subplan_costs(&init_plans, coord, &params);
-    let mut planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
+    let mut planned = crate::plan::costsize::with_subplan_costs(&init_plans, coord, &params, || {
+        plan_query_into(coord, &rewritten, text, servers, depth)
+    })?;
     super::subselect::check_params(&planned.plan, at)?;
     if init_plans
         .iter()

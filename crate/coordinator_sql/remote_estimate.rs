@@ -132,6 +132,30 @@ fn rounds(cluster: &Cluster, plan: &dyn Fn() -> Result<Planned, FrontError>) -> 
     Err(FrontError::at("internal error: the remote estimates did not settle", NOWHERE))
 }
 
+/// `cost` (a costing of a plan made by [`plan_with_remote_estimates`]) with the remote
+/// estimates it asks for answered by the shards: a plan made on another copy of the
+/// cluster (whose answers are not in this one) is priced as its planning priced it,
+/// not with local estimates in their place. A plan planned locally (a scan with
+/// another parameter, [`plan_locally`]) stays priced locally.
+pub fn cost_with_answers<T>(cluster: &Cluster, cost: &dyn Fn() -> T) -> Result<T, FrontError> {
+    let r = &cluster.coordinator().remote_estimates;
+    for _ in 0..MAX_ROUNDS {
+        r.begin_round();
+        let out = cost();
+        let asked = r.asked();
+        let missing = r.missing();
+        r.begin_round();
+        if missing.is_empty() || asked.iter().any(|q| q.variant == Variant::OtherParam) {
+            return Ok(out);
+        }
+        for q in missing {
+            let e = explain_on_shard(cluster, &q)?;
+            r.answer(&q.server, &q.sql, e);
+        }
+    }
+    Err(FrontError::at("internal error: the remote estimates did not settle", NOWHERE))
+}
+
 /// A scan with a parameter other than a Nested Loop's (a correlated SubPlan's) over
 /// a table with remote estimates: the statement is planned with local estimates, no
 /// EXPLAIN sent (the departure settings.rs states): pricing some scans remotely and

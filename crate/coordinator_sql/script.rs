@@ -279,7 +279,7 @@ impl SqlScenario {
     /// (`planned`, this scenario's [`SqlScenario::plan`]): the query is not planned
     /// again for its costs (tests/sql_corpus.rs plans each EXPLAIN once).
     pub fn explain_doc_planned(&self, planned: &Planned) -> ExplainDoc {
-        self.explain_doc_costed(&|| Some(self.estimates_of(planned)))
+        self.explain_doc_costed(&|| self.estimates_of(planned))
     }
 
     fn explain_doc_costed(&self, estimates: &dyn Fn() -> Option<Vec<crate::plan::costsize::Estimate>>) -> ExplainDoc {
@@ -333,16 +333,21 @@ impl SqlScenario {
     /// order, with the coordinator's cost settings; None when it does not plan.
     pub fn estimates(&self) -> Option<Vec<crate::plan::costsize::Estimate>> {
         let planned = self.plan().ok()?;
-        Some(self.estimates_of(&planned))
+        self.estimates_of(&planned)
     }
 
     /// [`SqlScenario::estimates`] of a plan the caller already has (this scenario's
-    /// [`SqlScenario::plan`]).
-    pub fn estimates_of(&self, planned: &Planned) -> Vec<crate::plan::costsize::Estimate> {
+    /// [`SqlScenario::plan`], or the same query's planned on another copy of it: the
+    /// shards' EXPLAIN answers it was priced with are asked again where this copy
+    /// lacks them, never priced locally instead); None when a shard cannot answer.
+    pub fn estimates_of(&self, planned: &Planned) -> Option<Vec<crate::plan::costsize::Estimate>> {
         let coord = self.cluster.coordinator();
         let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
-        let estimates = crate::plan::costsize::cost_plan(&planned.plan, coord, &params);
-        super::prepared::estimates_after_pruning(&planned.plan, &estimates)
+        let estimates = super::remote_estimate::cost_with_answers(&self.cluster, &|| {
+            crate::plan::costsize::cost_plan(&planned.plan, coord, &params)
+        })
+        .ok()?;
+        Some(super::prepared::estimates_after_pruning(&planned.plan, &estimates))
     }
 
     /// A run is asked of a query that is an EXPLAIN without ANALYZE: PostgreSQL plans

@@ -24,6 +24,7 @@
 //! | Semi / Anti Join (each method) | `compute_semi_anti_join_factors` and `eqjoinsel_semi`; the join relation's rows `outer·jselec` (anti: `outer·(1 − jselec)`); `final_cost_nestloop`/`final_cost_hashjoin` stop an outer row at its first match (also over a semi join's unique-ified inner side, `inner_unique`); a Merge Join never backs up its inner side (`skip_mark_restore`) | `super::semiantijoin` |
 //! | Materialize | `cost_material` (`2·cpu_operator_cost` per row, pages past `work_mem`); its rescan `cost_rescan` (`cpu_operator_cost` per row) | [`cost_material`], [`cost_rescan`] |
 //! | Result (filter, select list) | folded into the node below, as PostgreSQL evaluates quals and target lists inside it: `cost_qual_eval` per input row, rows × selectivity | |
+//! | InitPlan, SubPlan | `SS_charge_for_initplans`: an InitPlan's (and a hashed SubPlan's) whole plan charged once to its query level's top node; `cost_subplan` for a SubPlan called per row: a correlated scalar one its plan's total per call, `x op ANY/ALL` the comparison, half the run cost and half the rows' comparisons plus its startup per call (once if uncorrelated over a Materialize); installed while its query level is planned or costed ([`with_subplan_costs`]) | [`qual_cost`] |
 //! | Index Scan, Index Only Scan, Bitmap Heap Scan | `cost_index` with `btcostestimate`, `cost_bitmap_heap_scan` | `plan::indexcost` ([`Model::indexscan`], [`Model::bitmapscan`]) |
 //!
 //! The settings it reads ([`CostParams`]): `seq_page_cost`, `random_page_cost`,
@@ -57,7 +58,10 @@
 //! disjoint selectivities), and a subquery in FROM that is not pulled up costs no
 //! SubqueryScan `cpu_tuple_cost` per row (only a top-level UNION ALL's children do). A
 //! select list over a partitioned table's Append is costed in each partition's scan, as
-//! PostgreSQL evaluates it there.
+//! PostgreSQL evaluates it there. An uncorrelated SubPlan's startup (`x <> ALL
+//! (SELECT …)` over a Materialize whose startup is not 0) is charged to the query
+//! level's top node, not to the scan that evaluates it (PostgreSQL's qual startup):
+//! the top node agrees, the scan's line does not.
 
 use super::remote_estimate::{RemoteAnswer, Variant as RemoteVariant};
 use super::selectivity::{self, clamp_row_est, VarData};
@@ -321,23 +325,27 @@ struct Costed {
 }
 
 /// The estimates of a query level whose InitPlans (CTEs among them) run first: their
-/// nodes come first, and the whole cost of each `charged` one is charged to the top
-/// node's startup and total, as SS_charge_for_initplans charges every final path of
-/// the query level (a correlated SubPlan is not: [`qual_cost`] prices its calls).
+/// nodes come first, and `charged` of each is charged to the top node's startup and
+/// total, as SS_charge_for_initplans charges every final path of the query level (a
+/// SubPlan called per row charges its calls instead, [`qual_cost`], and for an
+/// uncorrelated one its startup once: [`subplan_charge`]).
 fn cost_with_subplans<'p>(
     subplans: impl Iterator<Item = &'p Plan>,
-    charged: &[bool],
+    charged: &[Charge],
     child: &Plan,
     cat: &dyn CostCatalog,
     p: &CostParams,
-) -> Vec<NodeEstimate> {
+) -> (Vec<NodeEstimate>, usize) {
     let mut out = vec![];
     let mut charge = 0.0;
     for (plan, &charged) in subplans.zip(charged) {
-        let e = cost_plan_nodes(plan, cat, p);
-        if charged {
-            charge += e.first().map_or(0.0, |e| e.est.total);
-        }
+        let (e, top) = cost_plan_top(plan, cat, p);
+        let top = e[top].est;
+        charge += match charged {
+            Charge::Total => top.total,
+            Charge::Startup => top.startup,
+            Charge::Nothing => 0.0,
+        };
         out.extend(e);
     }
     let mut main = cost_plan_nodes(child, cat, p);
@@ -345,8 +353,9 @@ fn cost_with_subplans<'p>(
         top.est.startup += charge;
         top.est.total += charge;
     }
+    let top = out.len();
     out.extend(main);
-    out
+    (out, top)
 }
 
 /// Estimates for every node of `plan`, in executor order (a node, then its children).
@@ -374,23 +383,30 @@ pub struct PlannerFigures {
 
 /// [`cost_plan`] with each node's output types, in executor order.
 pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<NodeEstimate> {
+    cost_plan_top(plan, cat, p).0
+}
+
+/// [`cost_plan_nodes`], and where the plan's own top node is among them: after the
+/// nodes of its query level's InitPlans and CTEs, which come first.
+fn cost_plan_top(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> (Vec<NodeEstimate>, usize) {
     if let Plan::WithInitPlans { child, init_plans } = plan {
-        // The InitPlans' nodes come first (the executor starts them first). A
-        // correlated SubPlan is priced per call in the select list instead.
-        note_subplan_costs(init_plans, cat, p);
-        let charged: Vec<bool> = init_plans.iter().map(|i| !priced_per_call(i)).collect();
-        return cost_with_subplans(init_plans.iter().map(|i| &i.plan), &charged, child, cat, p);
+        // The InitPlans' nodes come first (the executor starts them first). A SubPlan
+        // called per row is priced per call where it is called instead.
+        let charged: Vec<Charge> = init_plans.iter().map(subplan_charge).collect();
+        return with_subplan_costs(init_plans, cat, p, || {
+            cost_with_subplans(init_plans.iter().map(|i| &i.plan), &charged, child, cat, p)
+        });
     }
     if let Plan::WithCtes { child, ctes } = plan {
         // The CTEs' subplans are the query level's first InitPlans (SS_process_ctes).
-        return cost_with_subplans(ctes.iter().map(|c| &c.plan), &vec![true; ctes.len()], child, cat, p);
+        return cost_with_subplans(ctes.iter().map(|c| &c.plan), &vec![Charge::Total; ctes.len()], child, cat, p);
     }
     let mut model = Model::new(cat, p, query_setops(plan), &[]);
     model.flat_union = flattened_union_all(plan);
     let c = model.node(plan, None);
     let mut out = vec![];
     flatten(Some(plan), &c, &mut out);
-    out
+    (out, 0)
 }
 
 /// The Appends of the query's own set operations in a plan costed whole (see
@@ -821,10 +837,12 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
 }
 
 thread_local! {
-    /// The per-call cost of each correlated scalar SubPlan (by its number) of the
-    /// query being planned or costed, which [`qual_cost`] charges where the select
-    /// list calls it ([`note_subplan_costs`]). A query numbers its subplans from 1, so
-    /// each one's figures replace the last query's.
+    /// The per-call cost of each SubPlan called per row (by its number) of the query
+    /// level being planned or costed, which [`qual_cost`] charges where an expression
+    /// calls it: PostgreSQL keeps it in the SubPlan node (`cost_subplan` sets
+    /// `per_call_cost`). Installed for one planning or costing of that query level at
+    /// a time ([`with_subplan_costs`]), never left behind: a planning sees the costs
+    /// of its own subplans only, whatever the thread planned before.
     static SUBPLAN_COSTS: std::cell::RefCell<std::collections::BTreeMap<usize, f64>> =
         const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
 }
@@ -833,22 +851,77 @@ fn subplan_call_cost(plan_id: usize) -> Option<f64> {
     SUBPLAN_COSTS.with(|m| m.borrow().get(&plan_id).copied())
 }
 
-/// Is this subplan priced per call where its `Func::SubPlan` is evaluated (a
-/// correlated scalar subquery, `cost_subplan`), rather than charged once to the
-/// query level as an InitPlan is (`SS_charge_for_initplans`)?
-fn priced_per_call(i: &InitPlan) -> bool {
-    i.kind == SubLinkKind::Correlated && !i.args.is_empty()
+/// What a query level's subplan costs it once, charged to its top node as
+/// SS_charge_for_initplans charges an InitPlan (or, for a SubPlan, as its
+/// `startup_cost` is a qual's startup).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Charge {
+    /// An InitPlan (CTEs, hashed SubPlans too): its whole plan, run once.
+    Total,
+    /// An uncorrelated SubPlan over a node that materializes its output (`x op ALL
+    /// (SELECT …)` over a Materialize): its startup once (`cost_subplan`: parParam
+    /// empty and ExecMaterializesOutput), the rest per call.
+    Startup,
+    /// A SubPlan with parameters: every call pays its startup again.
+    Nothing,
 }
 
-/// `cost_subplan` for the query level's correlated scalar SubPlans: a SubPlan with
-/// parameters is run again for every call, startup included (`parParam` is not
-/// empty), and all its output is read (EXPR_SUBLINK): its plan's total cost per call.
-/// Noted for [`qual_cost`] before the query that calls them is planned or costed.
-pub fn note_subplan_costs(init_plans: &[InitPlan], cat: &dyn CostCatalog, p: &CostParams) {
-    for i in init_plans.iter().filter(|i| priced_per_call(i)) {
-        let total = cost_plan(&i.plan, cat, p).first().map_or(0.0, |e| e.total);
-        SUBPLAN_COSTS.with(|m| m.borrow_mut().insert(i.plan_id, total));
+/// How the query level pays for subplan `i` once ([`Charge`]).
+fn subplan_charge(i: &InitPlan) -> Charge {
+    match (i.kind, i.args.is_empty()) {
+        (SubLinkKind::Correlated, false) | (SubLinkKind::AnyAll { .. }, false) => Charge::Nothing,
+        (SubLinkKind::AnyAll { .. }, true) if materializes_output(&i.plan) => Charge::Startup,
+        _ => Charge::Total,
     }
+}
+
+/// `ExecMaterializesOutput` of a subplan's top node (execAmi.c: the nodes that keep
+/// their output in a tuplestore or sort and can rescan it).
+fn materializes_output(plan: &Plan) -> bool {
+    matches!(plan, Plan::Material { .. } | Plan::Sort { .. } | Plan::FunctionScan { .. } | Plan::CteScan { .. })
+}
+
+/// `cost_subplan`'s `per_call_cost` of subplan `i`, for a SubPlan called per row
+/// (`Func::SubPlan`); None for an InitPlan or a hashed SubPlan. `top` is its plan's
+/// top node. The test expression of ANY/ALL, `x op $n`, is its operator here; `x`
+/// is priced with the call's arguments ([`qual_cost`]).
+fn subplan_per_call(i: &InitPlan, top: &Estimate, p: &CostParams) -> Option<f64> {
+    let run = top.total - top.startup;
+    let per_call = match i.kind {
+        // EXPR_SUBLINK: all its rows read; no test expression.
+        SubLinkKind::Correlated if !i.args.is_empty() => run,
+        // ANY/ALL: half its rows on average, a comparison each.
+        SubLinkKind::AnyAll { .. } => p.cpu_operator_cost + 0.5 * run + 0.5 * top.rows * p.cpu_operator_cost,
+        _ => return None,
+    };
+    let startup = match subplan_charge(i) {
+        Charge::Startup => 0.0,
+        _ => top.startup,
+    };
+    Some(per_call + startup)
+}
+
+/// Runs `f` (a planning or costing of the query level whose subplans are
+/// `init_plans`) with their per-call costs installed for [`qual_cost`], then puts back
+/// what was installed before (an enclosing level's, or nothing).
+pub fn with_subplan_costs<T>(
+    init_plans: &[InitPlan],
+    cat: &dyn CostCatalog,
+    p: &CostParams,
+    f: impl FnOnce() -> T,
+) -> T {
+    let mut costs = std::collections::BTreeMap::new();
+    for i in init_plans {
+        let (nodes, top) = cost_plan_top(&i.plan, cat, p);
+        let Some(top) = nodes.get(top) else { continue };
+        if let Some(c) = subplan_per_call(i, &top.est, p) {
+            costs.insert(i.plan_id, c);
+        }
+    }
+    let outer = SUBPLAN_COSTS.with(|m| m.replace(costs));
+    let out = f();
+    SUBPLAN_COSTS.with(|m| *m.borrow_mut() = outer);
+    out
 }
 
 /// `MIN_ARRAY_SIZE_FOR_HASHED_SAOP` (clauses.c): from this many elements a constant
