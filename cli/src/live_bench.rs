@@ -266,7 +266,7 @@ fn pipe(mut from: TcpStream, mut to: TcpStream, half: Duration) {
 
 /// psql's output for a script on cluster `c`, database `db`.
 fn psql_out(c: &Cluster, db: &str, script: &str) -> Result<String, CliError> {
-    let mut child = Command::new("psql")
+    let mut child = Command::new(&c.psql_bin)
         .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", "-", "-h", "127.0.0.1", "-U", "postgres"])
         .args(["-p", &c.port.to_string(), "-d", db])
         .envs(c.passfile.iter().map(|p| ("PGPASSFILE", p)))
@@ -274,7 +274,7 @@ fn psql_out(c: &Cluster, db: &str, script: &str) -> Result<String, CliError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| CliError::Failed(format!("psql does not run: {e}")))?;
+        .map_err(|e| CliError::Failed(format!("{} does not run: {e}", c.psql_bin.display())))?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(script.as_bytes()).map_err(|e| CliError::Failed(format!("psql: {e}")))?;
     }

@@ -177,6 +177,7 @@ fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -
     // FNV-1a: the same file always loads into the same database.
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
     let database = format!("sql_{hash:016x}");
+    let psql_bin = crate::demo::psql_program();
     for spec in &scenario.servers {
         let name = &spec.server.name;
         let t = targets.get(name).ok_or_else(|| {
@@ -195,7 +196,8 @@ fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -
         if !t.addr.starts_with("127.0.0.1:") && !t.addr.starts_with("localhost:") {
             return Err(CliError::Usage(format!("--live loads tables only into local shards; {name} is {}", t.addr)));
         }
-        let shard = crate::demo::Cluster { name: name.clone(), port, passfile: passfile.clone() };
+        let shard =
+            crate::demo::Cluster { name: name.clone(), port, passfile: passfile.clone(), psql_bin: psql_bin.clone() };
         // A second run of the same file finds its database there already.
         if shard.psql("postgres", &format!("CREATE DATABASE {database}")).is_ok() {
             shard.psql("postgres", &format!("REVOKE TEMPORARY ON DATABASE {database} FROM PUBLIC"))?;

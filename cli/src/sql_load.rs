@@ -81,6 +81,8 @@ const MAX_ERROR_CHARS: usize = 600;
 pub(crate) struct Loader {
     config: SqlLoadConfig,
     targets: BTreeMap<String, Target>,
+    /// The psql program (`demo::psql_program`: the demo's servers' own).
+    psql: std::path::PathBuf,
     loaded: Arc<tokio::sync::Mutex<VecDeque<Loaded>>>,
     /// Bodies being received, per client address and in all.
     bodies: Arc<ConnLimits>,
@@ -147,6 +149,7 @@ impl Loader {
         Loader {
             config,
             targets: targets.clone(),
+            psql: crate::demo::psql_program(),
             loaded: Arc::new(tokio::sync::Mutex::new(VecDeque::new())),
             bodies: Arc::new(ConnLimits::new(BODIES_AT_ONCE, BODIES_PER_CLIENT)),
         }
@@ -477,7 +480,7 @@ async fn drop_database(loader: &Loader, database: &str, ports: &[u16]) {
 /// child dies with the future (a timeout), and each statement has the same time
 /// limit server-side.
 async fn psql(loader: &Loader, port: u16, db: &str, script: &str) -> Result<(), String> {
-    let mut child = tokio::process::Command::new("psql")
+    let mut child = tokio::process::Command::new(&loader.psql)
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", "-", "-h", "127.0.0.1"])
         .args(["-U", &loader.config.superuser, "-p", &port.to_string(), "-d", db])
         .env("PGCONNECT_TIMEOUT", "5")
@@ -488,7 +491,7 @@ async fn psql(loader: &Loader, port: u16, db: &str, script: &str) -> Result<(), 
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| format!("psql does not run ({e})"))?;
+        .map_err(|e| format!("{} does not run ({e})", loader.psql.display()))?;
     let mut stdin = child.stdin.take().expect("piped");
     let script = Bytes::copy_from_slice(script.as_bytes());
     // Written while psql's stderr is read: neither pipe can fill and stall the other.

@@ -115,7 +115,7 @@ fn the_read_only_role_cannot_write_create_or_reach_the_machine() {
 }
 
 fn psql(port: u16, user: &str, passfile: Option<&Path>) -> std::process::Output {
-    let mut cmd = Command::new("psql");
+    let mut cmd = Command::new(support::pg::psql());
     cmd.args(["-X", "-w", "-A", "-t", "-h", "127.0.0.1", "-p", &port.to_string(), "-U", user, "-d", "postgres"])
         .args(["-c", "SELECT current_user"])
         .env_remove("PGPASSWORD")
@@ -141,7 +141,7 @@ fn the_superuser_needs_the_demos_password_even_on_loopback() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("password"), "{name}: {err}");
         // A replication connection is refused whoever asks.
-        let repl = Command::new("psql")
+        let repl = Command::new(support::pg::psql())
             .args(["-X", "-w", "-c", "IDENTIFY_SYSTEM"])
             .arg(format!("host=127.0.0.1 port={port} user=pgasync dbname=e replication=database"))
             .output()

@@ -197,7 +197,7 @@ fn show(per_shard: &[Vec<Vec<String>>], shards: &[String]) -> String {
 /// `sql` on the demo's coordinator, in `db`, as the read-only role (what the page's
 /// "PostgreSQL says" logs in as): psql's unaligned rows.
 fn on_coordinator(port: u16, db: &str, sql: &str) -> String {
-    let out = Command::new("psql")
+    let out = Command::new(support::pg::psql())
         .args(["-X", "-w", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
         .args(["-p", &port.to_string(), "-U", "pgasync", "-d", db, "-c", sql])
         .env_remove("PGPASSWORD")
@@ -209,7 +209,7 @@ fn on_coordinator(port: u16, db: &str, sql: &str) -> String {
 
 /// `sql` on the demo's cluster at `port` as its superuser (the demo's pgpass file).
 fn as_superuser(dir: &Path, port: u16, db: &str, sql: &str) {
-    let out = Command::new("psql")
+    let out = Command::new(support::pg::psql())
         .args(["-X", "-w", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", &port.to_string()])
         .args(["-U", "postgres", "-d", db, "-c", sql])
         .env("PGPASSFILE", dir.join("superuser.pgpass"))

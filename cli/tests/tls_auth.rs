@@ -227,7 +227,7 @@ fn a_live_run_through_tls_and_scram_sends_what_it_sends_through_trust() {
             let script = pgasync::sql_text::load::load_sql(&spec.catalog, "pgasync");
             let path = s.dir.join("load.sql");
             std::fs::write(&path, script).unwrap();
-            let out = Command::new("psql")
+            let out = Command::new(support::pg::psql())
                 .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-U", "postgres", "-d", "e"])
                 .args(["-p", &c.port.to_string(), "-f", path.to_str().unwrap()])
                 .output()

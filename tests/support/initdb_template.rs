@@ -6,7 +6,8 @@
 //! and its arguments, so it is made once per machine and copied (`cp -a`, ~0.1 s) for
 //! each cluster; the copy is what `initdb` would have written, except that every copy
 //! shares the template's system identifier (pg_control), which nothing the tests do
-//! reads (no replication between them).
+//! reads (no replication between them), and that the zeros after the WAL segment's
+//! records are holes (the same bytes read; less to copy).
 //!
 //! Invariants:
 //! - the template lives in the system temp folder under a name made of the `initdb`
@@ -96,7 +97,7 @@ fn template(initdb: &Path, args: &[&str]) -> Result<PathBuf, String> {
     let aside_data = aside.join("data");
     let mut full = vec!["-D", aside_data.to_str().ok_or("temp folder path is not UTF-8")?];
     full.extend_from_slice(args);
-    let made = run_as_server_user(initdb, &full);
+    let made = run_as_server_user(initdb, &full).and_then(|()| wal_with_holes(&aside_data));
     if let Err(e) = made {
         let _ = std::fs::remove_dir_all(&aside);
         return Err(e);
@@ -110,6 +111,35 @@ fn template(initdb: &Path, args: &[&str]) -> Result<PathBuf, String> {
     } else {
         Err(format!("the initdb template {data:?} is not there after initdb"))
     }
+}
+
+/// Rewrites the WAL segments in `data` with holes where they hold zeros. `initdb`
+/// leaves one 16 MB segment of ~5 MB of records and zeros after them (wal_init_zero);
+/// the same bytes for every reader, but `cp -a` keeps holes, so each copy writes 27 MB,
+/// not 39 (per copy, 20 each way: 0.066-0.071 s of system CPU on tmpfs, 0.075-0.078
+/// without holes; 0.09-0.10 s on ext4, 0.13-0.35 without). `cp -a` keeps the owner
+/// and mode.
+fn wal_with_holes(data: &Path) -> Result<(), String> {
+    let wal = data.join("pg_wal");
+    let entries = std::fs::read_dir(&wal).map_err(|e| format!("{wal:?}: {e}"))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{wal:?}: {e}"))?.path();
+        if !path.is_file() {
+            continue;
+        }
+        let sparse = path.with_extension("sparse");
+        let out = Command::new("cp")
+            .args(["-a", "--sparse=always"])
+            .arg(&path)
+            .arg(&sparse)
+            .output()
+            .map_err(|e| format!("cp does not run: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("cp --sparse=always {path:?}: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        std::fs::rename(&sparse, &path).map_err(|e| format!("{sparse:?} -> {path:?}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// Makes `data` (which must not exist; its parent belongs to the server's user) the

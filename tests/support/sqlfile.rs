@@ -9,7 +9,7 @@
 
 #![allow(dead_code)]
 
-use super::pg::{Cluster, TempDir};
+use super::pg::{psql_bin, Cluster, TempDir};
 use pgasync::coordinator_sql::script::setup_statements;
 use pgasync::coordinator_sql::statement::Stmt;
 use std::collections::BTreeMap;
@@ -95,14 +95,14 @@ pub fn parse_rows(text: &str) -> Vec<Vec<String>> {
 pub fn psql_session(c: &Cluster, script: &str) -> String {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    let mut child = Command::new("psql")
+    let mut child = Command::new(psql_bin())
         .args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=0", "-f", "-"])
         .args(["-h", "127.0.0.1", "-p", &c.port.to_string(), "-U", "postgres", "-d", "postgres"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("psql runs (install Debian's postgresql-client)");
+        .expect("psql runs");
     let mut stdin = child.stdin.take().unwrap();
     let script = script.to_string();
     let writer = std::thread::spawn(move || stdin.write_all(script.as_bytes()));

@@ -97,7 +97,7 @@ impl DemoProcess {
 
     /// Backends of the read-only role on cluster `name`, as its superuser sees them.
     pub fn backends(&self, name: &str) -> Result<usize, String> {
-        let out = Command::new("psql")
+        let out = Command::new(super::pg::psql())
             .args(["-X", "-w", "-A", "-t", "-q", "-h", "127.0.0.1", "-p", &self.target_port(name).to_string()])
             .args(["-U", "postgres", "-d", "postgres"])
             .args(["-c", "SELECT count(*) FROM pg_stat_activity WHERE usename = 'pgasync'"])
