@@ -403,10 +403,11 @@ impl Table {
         self.push_row_with_tid(row, tid);
     }
     /// [`Table::push_row`], the row's values moved in rather than cloned (a scenario
-    /// file's INSERT: its rows are made for the table).
-    pub fn push_row_owned(&mut self, mut row: Vec<Datum>) {
+    /// file's INSERT: its rows are made for the table); `row` is left empty, its
+    /// buffer kept for the next row.
+    pub fn push_row_owned(&mut self, row: &mut Vec<Datum>) {
         debug_assert_eq!(row.len(), self.ncols());
-        self.data.append(&mut row);
+        self.data.append(row);
         self.note_row_tid(self.next_tid);
     }
     /// Stores a row under a given tid (a row a rebuilt table keeps unchanged).
@@ -460,7 +461,11 @@ impl Table {
     /// keeps one index per column).
     pub fn create_index_named(&mut self, column: usize, name: String) {
         let mut order: Vec<usize> = (0..self.nrows()).collect();
-        sort_indexes_by(&mut order, &|a, b| self.row(a)[column].cmp(&self.row(b)[column]));
+        // The column's values gathered once, not found in their rows at each of the
+        // sort's comparisons (a scenario file's indexes are built as it loads).
+        let ncols = self.ncols();
+        let keys: Vec<&Datum> = self.data.iter().skip(column).step_by(ncols.max(1)).collect();
+        sort_indexes_by(&mut order, &|a, b| keys[a].cmp(keys[b]));
         let order = order.into_iter().map(|i| i as u32).collect();
         self.indexes.retain(|i| i.column != column);
         self.indexes.push(Index { column, order, name });

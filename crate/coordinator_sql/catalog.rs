@@ -69,7 +69,15 @@ impl Limits {
 /// The memory a stored row takes: a 16-byte `Datum` per value, and for a text its
 /// `Rc<String>` (40 bytes) and its bytes.
 pub fn row_bytes(row: &[Datum]) -> usize {
-    row.iter().map(|d| std::mem::size_of::<Datum>() + if let Datum::Text(t) = d { 40 + t.len() } else { 0 }).sum()
+    // A loop, not `map().sum()`: counted for every row a file inserts, and the tests
+    // run it unoptimized (issue 20).
+    let mut bytes = row.len() * std::mem::size_of::<Datum>();
+    for d in row {
+        if let Datum::Text(t) = d {
+            bytes += 40 + t.len();
+        }
+    }
+    bytes
 }
 
 /// Bytes in messages: "128 MiB", "2 GiB", "477.2 MiB", "4.7 GiB", "5000 bytes". In
@@ -262,6 +270,10 @@ impl Node {
     pub fn relation(&self, name: &str) -> Option<&Relation> {
         self.relations.iter().find(|r| r.name == name)
     }
+    /// The position of relation `name` in `relations`.
+    fn relation_index(&self, name: &str) -> Option<usize> {
+        self.relations.iter().position(|r| r.name == name)
+    }
     fn relation_mut(&mut self, name: &str) -> Option<&mut Relation> {
         self.relations.iter_mut().find(|r| r.name == name)
     }
@@ -318,6 +330,10 @@ pub struct InsertJob {
     source: InsertSource,
     /// Rows inserted so far.
     pub inserted: usize,
+    /// A series' values passed the assignment's type check
+    /// ([`super::parse_coerce::check_assignment`]) on a row: their types are the
+    /// projection's, the same for every row, so the later rows are only cast.
+    types_checked: bool,
 }
 
 enum InsertSource {
@@ -1116,17 +1132,24 @@ impl Cluster {
                 .collect::<Result<_, _>>()?
         };
         let source = self.source_rows(n, source, at)?;
-        Ok(InsertJob { n, rel, targets, columns, at, source, inserted: 0 })
+        Ok(InsertJob { n, rel, targets, columns, at, source, inserted: 0, types_checked: false })
     }
 
     /// Inserts at most `budget` more rows of `job`, evaluating and routing each in
-    /// turn as PostgreSQL does; true when the INSERT is done.
+    /// turn as PostgreSQL does; true when the INSERT is done. What does not depend on
+    /// the row is done once per call, not per row (issue 20: a scenario file's load
+    /// is mostly this loop): the relations routing reaches are looked up by name once
+    /// ([`Routing`]), and the row's buffers are reused.
     pub fn insert_some(&mut self, job: &mut InsertJob, budget: usize) -> Result<bool, FrontError> {
         let at = job.at;
+        let mut routing = Routing::default();
+        let mut target: Option<usize> = None;
+        let mut vals: Vec<Val> = Vec::new();
+        let mut row: Vec<Datum> = Vec::new();
         for _ in 0..budget {
-            let vals = match &mut job.source {
+            match &mut job.source {
                 InsertSource::Values(rows) => match rows.next() {
-                    Some(vals) => vals,
+                    Some(v) => vals = v,
                     None => break,
                 },
                 InsertSource::Series { next, step, left, projection, filter } => {
@@ -1144,16 +1167,25 @@ impl Cluster {
                             continue;
                         }
                     }
-                    series_row(&mut self.nodes[job.n].random, i, projection)?
+                    series_row(&mut self.nodes[job.n].random, i, projection, &mut vals)?
                 }
             };
             if vals.len() > job.targets.len() {
                 return Err(FrontError::at("INSERT has more expressions than target columns", at));
             }
-            let mut row = vec![Datum::Null; job.columns.len()];
-            for (v, &t) in vals.into_iter().zip(&job.targets) {
-                row[t] = eval::assign(v, (&job.columns[t].name, job.columns[t].ty), at)?;
+            row.clear();
+            row.resize(job.columns.len(), Datum::Null);
+            // Indexes, not `drain().zip()`: the tests run this unoptimized, per value.
+            for i in 0..vals.len() {
+                let (t, v) = (job.targets[i], std::mem::replace(&mut vals[i], Val::NULL));
+                row[t] = if job.types_checked {
+                    eval::cast(v, job.columns[t].ty, at)?
+                } else {
+                    eval::assign(v, (&job.columns[t].name, job.columns[t].ty), at)?
+                };
             }
+            vals.clear();
+            job.types_checked = matches!(job.source, InsertSource::Series { .. });
             self.total_rows += 1;
             if self.total_rows > self.limits.rows {
                 return Err(FrontError::at(
@@ -1174,7 +1206,12 @@ impl Cluster {
                     at,
                 ));
             }
-            self.route(job.n, &job.rel, row, at)?;
+            let r = match target {
+                Some(r) => r,
+                None => *target
+                    .insert(self.nodes[job.n].relation_index(&job.rel).expect("routing names an existing relation")),
+            };
+            self.route(&mut routing, job.n, r, &mut row, at)?;
             job.inserted += 1;
         }
         let done = match &job.source {
@@ -1268,7 +1305,8 @@ impl Cluster {
         at: Location,
     ) -> Result<(), FrontError> {
         let mut random = self.nodes[n].random.clone();
-        let vals = series_row(&mut random, first, projection)?;
+        let mut vals = Vec::with_capacity(projection.len());
+        series_row(&mut random, first, projection, &mut vals)?;
         let row: Vec<Datum> = vals.into_iter().map(|v| v.datum).collect();
         let width = row_bytes(&row);
         let estimate = (width as u128) * (count as u128);
@@ -1289,73 +1327,83 @@ impl Cluster {
         Ok(())
     }
 
-    /// Hands a row to relation `rel` of node `n`, as PostgreSQL's tuple routing does.
-    fn route(&mut self, n: usize, rel: &str, row: Vec<Datum>, at: Location) -> Result<(), FrontError> {
+    /// Hands a row to relation `r` of node `n`, as PostgreSQL's tuple routing does;
+    /// `row` is left empty (its buffer is the caller's to reuse).
+    fn route(
+        &mut self,
+        routing: &mut Routing,
+        n: usize,
+        r: usize,
+        row: &mut Vec<Datum>,
+        at: Location,
+    ) -> Result<(), FrontError> {
         let node = &self.nodes[n];
-        let r = node.relation(rel).expect("routing names an existing relation");
-        match &r.kind {
+        let rel = &node.relations[r];
+        match &rel.kind {
             RelKind::Table(t) => {
                 // Checked only where there is a key: `columns()` builds the column list
                 // (its names copied) for the not-null message, once per row stored (~10%
                 // of a scenario file's load, most of whose tables have no key).
-                if !r.unique.is_empty() {
-                    crate::executor::on_conflict::check_unique(rel, &r.unique, &r.columns(), t, &row)
+                if !rel.unique.is_empty() {
+                    crate::executor::on_conflict::check_unique(&rel.name, &rel.unique, &rel.columns(), t, row)
                         .map_err(|m| FrontError::at(m, at))?;
                 }
-                if let Some(RelKind::Table(t)) = self.nodes[n].relation_mut(rel).map(|r| &mut r.kind) {
+                if let RelKind::Table(t) = &mut self.nodes[n].relations[r].kind {
                     Rc::make_mut(t).push_row_owned(row);
                 }
                 Ok(())
             }
             RelKind::Partitioned { strategy, key, partitions } => {
-                let key_vals: Vec<(SqlType, Datum)> = key.iter().map(|&k| (r.columns[k].ty, row[k].clone())).collect();
-                let target = partitions.iter().find(|p| {
-                    node.relation(p)
-                        .and_then(|c| c.partition_of.as_ref())
-                        .is_some_and(|(_, b)| *b != Bound::Default && bound_holds(*strategy, b, &key_vals))
-                });
-                let target = target.or_else(|| {
-                    partitions.iter().find(|p| {
-                        node.relation(p)
-                            .and_then(|c| c.partition_of.as_ref())
-                            .is_some_and(|(_, b)| *b == Bound::Default)
-                    })
-                });
-                let Some(target) = target.cloned() else {
-                    let names: Vec<&str> = key.iter().map(|&k| r.columns[k].name.as_str()).collect();
+                let mut key_vals = std::mem::take(&mut routing.key);
+                key_vals.clear();
+                key_vals.extend(key.iter().map(|&k| (rel.columns[k].ty, row[k].clone())));
+                let parts = routing.partitions(node, n, r, partitions);
+                // The first partition whose bound holds, else the default partition.
+                // Plain loops: the tests run this unoptimized, once per row.
+                let (mut target, mut default) = (None, None);
+                // A hash key is hashed once, not once per partition tried.
+                let mut hash = None;
+                for &p in parts.iter().flatten() {
+                    let Some((_, b)) = &node.relations[p].partition_of else { continue };
+                    let holds = match (strategy, b) {
+                        (_, Bound::Default) => {
+                            default = default.or(Some(p));
+                            continue;
+                        }
+                        (Strategy::Hash, Bound::Hash { modulus, remainder }) => {
+                            *hash.get_or_insert_with(|| partition_hash(&key_vals)) % modulus == *remainder
+                        }
+                        _ => bound_holds(*strategy, b, &key_vals),
+                    };
+                    if holds {
+                        target = Some(p);
+                        break;
+                    }
+                }
+                let Some(target) = target.or(default) else {
+                    let names: Vec<&str> = key.iter().map(|&k| rel.columns[k].name.as_str()).collect();
                     let vals: Vec<String> = key_vals.iter().map(|(_, d)| d.to_string()).collect();
                     return Err(FrontError::at(
                         format!(
-                            "no partition of relation \"{rel}\" found for row (partition key of the failing row contains ({}) = ({}))",
+                            "no partition of relation \"{}\" found for row (partition key of the failing row contains ({}) = ({}))",
+                            rel.name,
                             names.join(", "),
                             vals.join(", ")
                         ),
                         at,
                     ));
                 };
-                self.route(n, &target, row, at)
+                routing.key = key_vals;
+                self.route(routing, n, target, row, at)
             }
             RelKind::Foreign { server, remote_table, .. } => {
-                let (server, remote_table) = (server.clone(), remote_table.clone());
-                let shard = self.node_index(&server).ok_or_else(|| {
-                    FrontError::at(
-                        format!(
-                            "server \"{server}\" is not a shard of this scenario (add a section `-- @shard {server}`)"
-                        ),
-                        at,
-                    )
-                })?;
-                let Some(remote) = self.nodes[shard].relation(&remote_table) else {
-                    return Err(FrontError::at(
-                        format!("relation \"public.{remote_table}\" does not exist (on server \"{server}\", for foreign table \"{rel}\")"),
-                        at,
-                    ));
-                };
+                let (shard, remote_r, positions) = routing.foreign(self, (n, r), (server, remote_table), at)?;
+                let remote = &self.nodes[shard].relations[remote_r];
                 // postgres_fdw's INSERT names the columns: values go by name, and a
                 // column the remote table lacks is the remote server's error.
                 let mut remote_row = vec![Datum::Null; remote.columns.len()];
-                for (c, v) in r.columns.iter().zip(row) {
-                    let Some(i) = remote.column_index(&c.name) else {
+                for ((c, v), i) in rel.columns.iter().zip(row.drain(..)).zip(positions) {
+                    let Some(i) = *i else {
                         return Err(FrontError::at(
                             format!(
                                 "column \"{}\" of relation \"{remote_table}\" does not exist (on server \"{server}\")",
@@ -1366,10 +1414,8 @@ impl Cluster {
                     };
                     remote_row[i] = eval::cast(Val { datum: v, ty: Some(c.ty) }, remote.columns[i].ty, at)?;
                 }
-                if let Some(r) = self.nodes[n].relation_mut(rel) {
-                    r.rows_sent += 1;
-                }
-                self.route(shard, &remote_table, remote_row, at)
+                self.nodes[n].relations[r].rows_sent += 1;
+                self.route(routing, shard, remote_r, &mut remote_row, at)
             }
         }
     }
@@ -1393,6 +1439,75 @@ impl Cluster {
         let RelKind::Partitioned { strategy, key, .. } = &p.kind else { return false };
         let key_vals: Vec<(SqlType, Datum)> = key.iter().map(|&k| (p.columns[k].ty, row[k].clone())).collect();
         *b == Bound::Default || bound_holds(*strategy, b, &key_vals)
+    }
+}
+
+/// What tuple routing looks up by name, looked up once per [`Cluster::insert_some`]
+/// call instead of once per row (PostgreSQL sets its routing up once per statement,
+/// `ExecSetupPartitionTupleRouting`): a partitioned table's partitions, a foreign
+/// table's shard, remote table and column positions. Filled as rows first reach a
+/// relation, so a row meets the same error, with the same message, as when each row
+/// looked its relations up; rebuilt for each call, so it never outlives the catalog it
+/// read (nothing else runs while one call inserts).
+#[derive(Default)]
+struct Routing {
+    /// (node, partitioned table) → each partition's relation index (None: no relation
+    /// of that name), in the partitions' order.
+    partitions: Vec<((usize, usize), Vec<Option<usize>>)>,
+    /// (node, foreign table) → the shard's node, the remote table, and each column's
+    /// position in the remote table (None: it has no column of that name).
+    foreign: Vec<((usize, usize), (usize, usize, Vec<Option<usize>>))>,
+    /// The partition key's values of the row being routed (a buffer, reused).
+    key: Vec<(SqlType, Datum)>,
+}
+
+impl Routing {
+    fn partitions(&mut self, node: &Node, n: usize, r: usize, names: &[String]) -> &[Option<usize>] {
+        let i = match self.partitions.iter().position(|(k, _)| *k == (n, r)) {
+            Some(i) => i,
+            None => {
+                let parts = names.iter().map(|p| node.relation_index(p)).collect();
+                self.partitions.push(((n, r), parts));
+                self.partitions.len() - 1
+            }
+        };
+        &self.partitions[i].1
+    }
+
+    /// Where foreign table `r` of node `n` sends its rows; the error a row routed there
+    /// meets when its server is not a shard or the remote table does not exist.
+    fn foreign(
+        &mut self,
+        cluster: &Cluster,
+        (n, r): (usize, usize),
+        (server, remote_table): (&str, &str),
+        at: Location,
+    ) -> Result<(usize, usize, &[Option<usize>]), FrontError> {
+        if let Some(i) = self.foreign.iter().position(|(k, _)| *k == (n, r)) {
+            let (shard, remote, positions) = &self.foreign[i].1;
+            return Ok((*shard, *remote, positions));
+        }
+        let rel = &cluster.nodes[n].relations[r];
+        let shard = cluster.node_index(server).ok_or_else(|| {
+            FrontError::at(
+                format!("server \"{server}\" is not a shard of this scenario (add a section `-- @shard {server}`)"),
+                at,
+            )
+        })?;
+        let Some(remote) = cluster.nodes[shard].relation_index(remote_table) else {
+            return Err(FrontError::at(
+                format!(
+                    "relation \"public.{remote_table}\" does not exist (on server \"{server}\", for foreign table \"{}\")",
+                    rel.name
+                ),
+                at,
+            ));
+        };
+        let remote_rel = &cluster.nodes[shard].relations[remote];
+        let positions = rel.columns.iter().map(|c| remote_rel.column_index(&c.name)).collect();
+        self.foreign.push(((n, r), (shard, remote, positions)));
+        let (shard, remote, positions) = &self.foreign[self.foreign.len() - 1].1;
+        Ok((*shard, *remote, positions))
     }
 }
 
@@ -1440,34 +1555,38 @@ fn series(
     Ok((col, (a, b, step)))
 }
 
-/// One row of `SELECT exprs FROM generate_series(…) name`: the expressions with `name` = `i`.
-fn series_row(random: &mut pgfuncs::PgRandom, i: i64, projection: &[Analyzed]) -> Result<Vec<Val>, FrontError> {
+/// One row of `SELECT exprs FROM generate_series(…) name`: the expressions with `name` = `i`,
+/// into `vals` (emptied first; its buffer reused from row to row).
+fn series_row(
+    random: &mut pgfuncs::PgRandom,
+    i: i64,
+    projection: &[Analyzed],
+    vals: &mut Vec<Val>,
+) -> Result<(), FrontError> {
     let row = [Datum::Int(i)];
+    vals.clear();
     // A loop, not `collect::<Result<Vec<_>, _>>()`: that adapter chain, unoptimized,
     // was a sixth of a scenario file's load in the debug build the tests run (issue 20).
-    let mut vals = Vec::with_capacity(projection.len());
     for e in projection {
         vals.push(e.eval(&row, random)?);
     }
-    Ok(vals)
+    Ok(())
 }
 
 /// PostgreSQL's hash of a partition key (`compute_partition_hash_value`), each value
-/// hashed by its column's type.
+/// hashed by its column's type. Each column is hashed and combined as it is read
+/// (`compute_partition_hash_value`'s fold, in key order, NULLs skipped), with no list
+/// of the values made first: routing hashes each row a hash-partitioned table takes.
 pub fn partition_hash(key: &[(SqlType, Datum)]) -> u64 {
-    let numerics: Vec<Option<pgfuncs::Numeric>> = key
-        .iter()
-        .map(|(t, d)| match (t, d) {
+    let mut hash = 0;
+    for (t, d) in key {
+        let numeric = match (t, d) {
             (SqlType::Numeric, Datum::Int(_) | Datum::Float(_) | Datum::Numeric(_)) => {
                 pgfuncs::Numeric::parse(&d.to_string()).ok()
             }
             _ => None,
-        })
-        .collect();
-    let values: Vec<pgfuncs::KeyValue> = key
-        .iter()
-        .zip(&numerics)
-        .map(|((t, d), n)| match (t, d, n) {
+        };
+        let value = match (t, d, &numeric) {
             (_, Datum::Null, _) => pgfuncs::KeyValue::Null,
             (SqlType::Int2, Datum::Int(v), _) => pgfuncs::KeyValue::Int2(*v as i16),
             (SqlType::Int4, Datum::Int(v), _) => pgfuncs::KeyValue::Int4(*v as i32),
@@ -1482,9 +1601,12 @@ pub fn partition_hash(key: &[(SqlType, Datum)]) -> u64 {
             // A numeric in a non-numeric key column cannot be stored there (the
             // assignment cast converted it); hashed as NULL rather than guessed.
             (_, Datum::Numeric(_), _) => pgfuncs::KeyValue::Null,
-        })
-        .collect();
-    pgfuncs::compute_partition_hash_value(&values)
+        };
+        if let Some(h) = value.hash_extended(pgfuncs::HASH_PARTITION_SEED) {
+            hash = pgfuncs::hash_combine64(hash, h);
+        }
+    }
+    hash
 }
 
 /// Does the key belong to bound `b` (not Default)?
@@ -1500,11 +1622,30 @@ pub fn bound_holds(strategy: Strategy, b: &Bound, key: &[(SqlType, Datum)]) -> b
             if key.iter().any(|(_, d)| d.is_null()) {
                 return false;
             }
-            let k: Vec<RangeValue> = key.iter().map(|(_, d)| RangeValue::Value(d.clone())).collect();
-            range_cmp(from, &k) != std::cmp::Ordering::Greater && range_cmp(&k, to) == std::cmp::Ordering::Less
+            // from <= key < to, the key compared in place (no copy of it per bound).
+            bound_cmp(from, key) != std::cmp::Ordering::Greater && bound_cmp(to, key) == std::cmp::Ordering::Greater
         }
         _ => false,
     }
+}
+
+/// A range bound against a key of values: [`range_cmp`] of the bound and the key's
+/// values, without making a bound of the key.
+fn bound_cmp(bound: &[RangeValue], key: &[(SqlType, Datum)]) -> std::cmp::Ordering {
+    use std::cmp::Ordering::*;
+    // Indexes, not `zip`: this runs for each partition a row is tried against, and the
+    // tests run it unoptimized.
+    for i in 0..bound.len().min(key.len()) {
+        let o = match &bound[i] {
+            RangeValue::Min => return Less,
+            RangeValue::Max => return Greater,
+            RangeValue::Value(v) => v.cmp(&key[i].1),
+        };
+        if o != Equal {
+            return o;
+        }
+    }
+    Equal
 }
 
 /// Orders range bounds column by column; MINVALUE/MAXVALUE end the comparison.

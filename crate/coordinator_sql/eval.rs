@@ -50,6 +50,11 @@ pub struct Val {
     pub ty: Option<SqlType>,
 }
 
+impl Val {
+    /// NULL, untyped (what a value taken out of a row leaves behind).
+    pub const NULL: Val = Val { datum: Datum::Null, ty: None };
+}
+
 /// Names bound in the current row (`i` of `generate_series(…) i`) and their types;
 /// the values come with each row ([`Analyzed::eval`]).
 pub struct Env<'a> {
@@ -72,8 +77,10 @@ pub struct Analyzed {
 impl Analyzed {
     /// Evaluates over one row of the [`Env`] it was analysed in.
     pub fn eval(&self, row: &[Datum], random: &mut pgfuncs::PgRandom) -> Result<Val, FrontError> {
-        let datum = self.expr.eval_in(row, &mut ExprContext::raising(random)).map_err(|e| error(&e, self.at))?;
-        Ok(Val { datum, ty: self.ty })
+        match self.expr.eval_in(row, &mut ExprContext::raising(random)) {
+            Ok(datum) => Ok(Val { datum, ty: self.ty }),
+            Err(e) => Err(error(&e, self.at)),
+        }
     }
 }
 

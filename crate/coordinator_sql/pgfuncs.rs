@@ -766,24 +766,31 @@ impl fmt::Display for UnsupportedPattern {
     }
 }
 
-/// Parses the picture (`NUMDesc_prepare`) for the subset `0`, `9`, `FM`/`fm`.
+/// Parses the picture (`NUMDesc_prepare`) for the subset `0`, `9`, `FM`/`fm`. Over
+/// bytes: every accepted pattern is ASCII, and `to_char` parses its picture for each
+/// row it formats (a scenario file's `to_char(i, 'FM00000')`, 100,000 rows; issue 20).
 fn parse_num_format(format: &str) -> Result<NumDesc, UnsupportedPattern> {
     let mut desc = NumDesc::default();
-    let mut rest = format;
-    while let Some(c) = rest.chars().next() {
-        if rest.starts_with("FM") || rest.starts_with("fm") {
-            desc.fill_mode = true;
-            rest = &rest[2..];
-            continue;
-        }
-        match c {
-            '9' => {}
-            '0' if desc.zero_start == 0 => desc.zero_start = desc.pre + 1,
-            '0' => {}
-            _ => return Err(UnsupportedPattern { format: format.to_string(), pattern: c.to_string() }),
+    let bytes = format.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match &bytes[i..] {
+            [b'F', b'M', ..] | [b'f', b'm', ..] => {
+                desc.fill_mode = true;
+                i += 2;
+                continue;
+            }
+            [b'9', ..] => {}
+            [b'0', ..] if desc.zero_start == 0 => desc.zero_start = desc.pre + 1,
+            [b'0', ..] => {}
+            _ => {
+                // `i` is on a character boundary: only ASCII was passed over.
+                let c = format[i..].chars().next().unwrap_or_default();
+                return Err(UnsupportedPattern { format: format.to_string(), pattern: c.to_string() });
+            }
         }
         desc.pre += 1;
-        rest = &rest[c.len_utf8()..];
+        i += 1;
     }
     Ok(desc)
 }
@@ -793,16 +800,29 @@ fn parse_num_format(format: &str) -> Result<NumDesc, UnsupportedPattern> {
 /// (a space stands for the plus sign), `to_char(5, '9909')` = `   05`, and a number
 /// with more digits than the picture prints `#` in every digit position. Any other
 /// pattern (`.`, `D`, `G`, `S`, `PR`, `RN`, `EEEE`, literals, …) is an
-/// [`UnsupportedPattern`].
+/// [`UnsupportedPattern`]. The result is the only allocation.
 pub fn to_char_int(value: i64, format: &str) -> Result<String, UnsupportedPattern> {
     let desc = parse_num_format(format)?;
     // int4_to_char: the digits of int4out/int8out, the sign split off; too many
     // digits and every digit position shows '#', nothing padded.
     let negative = value < 0;
-    let mut number = value.unsigned_abs().to_string().into_bytes();
+    let mut buf = [0u8; 20];
+    let mut start = buf.len();
+    let mut rest = value.unsigned_abs();
+    loop {
+        start -= 1;
+        buf[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    const HASHES: [u8; 20] = [b'#'; 20];
+    let mut number: &[u8] = &buf[start..];
     let out_pre_spaces = desc.pre.saturating_sub(number.len());
     if number.len() > desc.pre {
-        number = vec![b'#'; desc.pre];
+        // Fewer positions than the 20 digits an i64 has at most.
+        number = &HASHES[..desc.pre];
     }
 
     // NUM_processor: zero_start becomes 0-based; a plus sign in fill mode takes no
@@ -810,31 +830,31 @@ pub fn to_char_int(value: i64, format: &str) -> Result<String, UnsupportedPatter
     let has_zero = desc.zero_start > 0;
     let zero_start = desc.zero_start.saturating_sub(1);
     let mut sign_wrote = !negative && desc.fill_mode;
-    let mut out = String::new();
+    let mut out: Vec<u8> = Vec::with_capacity(desc.pre + 1);
     let mut digits = number.iter();
     for num_curr in 0..desc.pre {
         // NUM_numpart_to_char: the sign goes just before the first position that
         // prints something other than padding (a digit, or the first forced zero).
         if !sign_wrote && (num_curr >= out_pre_spaces || (has_zero && zero_start == num_curr)) {
             if negative {
-                out.push('-');
+                out.push(b'-');
             } else if !desc.fill_mode {
-                out.push(' ');
+                out.push(b' ');
             }
             sign_wrote = true;
         }
         if num_curr < out_pre_spaces && (zero_start > num_curr || !has_zero) {
             if !desc.fill_mode {
-                out.push(' ');
+                out.push(b' ');
             }
         } else if has_zero && num_curr < out_pre_spaces {
             // From the first '0' on, positions without digits print zeros.
-            out.push('0');
+            out.push(b'0');
         } else if let Some(&d) = digits.next() {
-            out.push(char::from(d));
+            out.push(d);
         }
     }
-    Ok(out)
+    Ok(String::from_utf8(out).expect("to_char writes ASCII only"))
 }
 
 #[cfg(test)]
