@@ -183,8 +183,13 @@ setup:
 # page's module 594,985 gzipped (Node's 598,145; 1,404,459 raw), issue 20's 600 KB
 # goal, which is now its budget: a test fails if it passes 600,000 bytes; the editor's
 # 1,381,815 (Node's 1,386,265; 3,391,418 raw).
+# Then (1,390,000 before) the editor's module through wasm-opt -O1 instead of -Oz (29 s
+# of CPU less per make test, below) with the round of 2026-12-06 (SubPlans priced per
+# query level, a load's per-row work done once): 1,386,724 gzipped (Node's 1,389,404,
+# 596 bytes under the old budget; 3,519,188 raw), the page's module 595,064 (Node's
+# 597,917). The editor's module is loaded when the editor opens, not at the page's load.
 PKG_BUDGET_GZ := 600000
-PKG_SQL_BUDGET_GZ := 1390000
+PKG_SQL_BUDGET_GZ := 1400000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 # The proc macros and the crates only they use (host code, which the compiler runs) at
 # opt-level 0, as cargo's build-override gives release builds by default: the
