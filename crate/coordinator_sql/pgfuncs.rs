@@ -800,30 +800,21 @@ fn parse_num_format(format: &str) -> Result<NumDesc, UnsupportedPattern> {
 /// (a space stands for the plus sign), `to_char(5, '9909')` = `   05`, and a number
 /// with more digits than the picture prints `#` in every digit position. Any other
 /// pattern (`.`, `D`, `G`, `S`, `PR`, `RN`, `EEEE`, literals, …) is an
-/// [`UnsupportedPattern`]. The result is the only allocation.
+/// [`UnsupportedPattern`].
 pub fn to_char_int(value: i64, format: &str) -> Result<String, UnsupportedPattern> {
     let desc = parse_num_format(format)?;
     // int4_to_char: the digits of int4out/int8out, the sign split off; too many
     // digits and every digit position shows '#', nothing padded.
     let negative = value < 0;
-    let mut buf = [0u8; 20];
-    let mut start = buf.len();
-    let mut rest = value.unsigned_abs();
-    loop {
-        start -= 1;
-        buf[start] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    const HASHES: [u8; 20] = [b'#'; 20];
-    let mut number: &[u8] = &buf[start..];
-    let out_pre_spaces = desc.pre.saturating_sub(number.len());
-    if number.len() > desc.pre {
-        // Fewer positions than the 20 digits an i64 has at most.
-        number = &HASHES[..desc.pre];
-    }
+    let digits = value.unsigned_abs().to_string();
+    let out_pre_spaces = desc.pre.saturating_sub(digits.len());
+    let hashes;
+    let number: &[u8] = if digits.len() > desc.pre {
+        hashes = vec![b'#'; desc.pre];
+        &hashes
+    } else {
+        digits.as_bytes()
+    };
 
     // NUM_processor: zero_start becomes 0-based; a plus sign in fill mode takes no
     // room, so it counts as already written.
