@@ -210,7 +210,16 @@ DEP_SAVE = ./scripts/dep_cache.sh save $(1) || echo "dep-cache: $(1) not kept (t
 # The page's is run three times (-Oz -Oz -Oz: ~2.5 KB smaller gzipped than once; to a
 # fixed point, --converge, took 48-52 s of CPU to 31 for ~15 bytes more, Node's measure:
 # 598,111 → 598,126 gzipped; issue 20); the producers and target-features
-# sections, which no browser reads, are dropped. The editor's is run once, at -O1, for
+# sections, which no browser reads, are dropped. PAGE_OPT_INLINE: a function called
+# from one place is inlined there only if it is small (100 of wasm-opt's expression
+# nodes): wasm-opt inlines every such function by default, and the simulated shard's
+# message handlers and the client's protocol became two functions of 23 and 17 KB
+# (SimHost::flush_outboxes, deliver_due) that Chrome's optimizing compiler, which
+# compiles a function once it is hot on a background thread, took 250-290 ms of CPU for
+# while the page loaded, beside the page's own thread on 2 cores. Measured on the page's
+# first load (Chrome's --trace-wasm-compilation-times, two loads each): all TurboFan
+# compiles 455-480 ms of CPU → 245-280; the module 598,643 → 595,956 gzipped (Node's).
+# The editor's is run once, at -O1, for
 # issue 20's `make test` CPU (one run each on the same input: CPU seconds, then bytes
 # raw, gzipped as scripts/pkg_size.sh measures and as Node's zlib does for the e2e):
 # -Oz 48.2 s, 3,392,740, 1,381,678, 1,386,479; -Os 39.6 s, 3,439,603, 1,382,844,
@@ -218,6 +227,7 @@ DEP_SAVE = ./scripts/dep_cache.sh save $(1) || echo "dep-cache: $(1) not kept (t
 # 1,384,493, 1,387,960: 29 s of CPU less than -Oz for 2.8 KB more gzipped (1.5 KB in
 # Node's measure), within PKG_SQL_BUDGET_GZ (2,040 bytes to spare in Node's).
 # $(2): the optimisation flags.
+PAGE_OPT_INLINE := --one-caller-inline-max-function-size=100
 WASM_OPT_PKG = if [ -x $(WASM_OPT) ]; then $(WASM_OPT) $(2) --strip-producers --strip-target-features $(CHROME_FLAGS) pkg/$(1)_bg.wasm -o pkg/$(1)_bg.opt.wasm && \
   mv pkg/$(1)_bg.opt.wasm pkg/$(1)_bg.wasm; fi
 # A module: cargo's wasm32 release build of the library, then wasm-bindgen's JavaScript
@@ -234,7 +244,7 @@ WASM_MODULE = $(PKG_ENV) cargo rustc --lib --crate-type cdylib --release --targe
   wasm-bindgen target/wasm32-unknown-unknown/release/pgasync.wasm --target web --typescript --out-dir $(2) --out-name $(3)
 pkg: setup
 	$(call WASM_MODULE,--no-default-features $(PKG_DEPS),pkg,pgasync)
-	@{ $(call WASM_OPT_PKG,pgasync,-Oz -Oz -Oz); } & page=$$!; \
+	@{ $(call WASM_OPT_PKG,pgasync,-Oz -Oz -Oz $(PAGE_OPT_INLINE)); } & page=$$!; \
 	  echo "pkg: the editor's module (target/pkg-sql), while wasm-opt optimises the page's"; \
 	  $(call WASM_MODULE,$(PKG_DEPS),target/pkg-sql,pgasync_sql) && \
 	  cp target/pkg-sql/pgasync_sql.js target/pkg-sql/pgasync_sql_bg.wasm target/pkg-sql/pgasync_sql.d.ts pkg/ && \

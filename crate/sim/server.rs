@@ -465,6 +465,7 @@ impl ShardServer {
 
     // ---- startup (postmaster.c's ProcessStartupPacket) --------------------------
 
+    #[inline(never)] // its own function in the wasm module: see process_message
     fn process_startup_packet(&mut self, body: &[u8], ssl_done: bool, out: &mut Vec<u8>) -> Result<(), Stop> {
         let mut r = MsgReader::new(body);
         let code = r.int32().map_err(PgError::into_fatal)?;
@@ -528,6 +529,14 @@ impl ShardServer {
     // ---- the main loop (PostgresMain) -----------------------------------------
 
     /// One frontend message. Returns Err only for a FATAL error (the connection ends).
+    ///
+    /// Each kind of message is handled by a function of its own in the compiled code
+    /// (`#[inline(never)]` here for LLVM, the Makefile's PAGE_OPT_INLINE for wasm-opt:
+    /// both inline a function called from one place): with every handler inlined, the
+    /// simulated host's `flush_outboxes` was one 23 KB function in the page's module,
+    /// which Chrome's optimizing compiler took 100-150 ms of CPU for while the page
+    /// loaded (issue 20). Apart, only the handlers a run uses are optimized, each
+    /// quickly. It is one call per message.
     fn process_message(&mut self, tag: u8, body: &[u8], answer: &mut Answer) -> Result<(), PgError> {
         let extended = matches!(tag, b'P' | b'B' | b'C' | b'D' | b'E' | b'H');
         if matches!(tag, b'S' | b'X') {
@@ -642,6 +651,7 @@ impl ShardServer {
 
     // ---- simple query ---------------------------------------------------------
 
+    #[inline(never)] // its own function in the wasm module: see process_message
     fn exec_simple_query(&mut self, body: &[u8], out: &mut Vec<u8>, cost: &mut u64) -> Result<(), PgError> {
         let mut r = MsgReader::new(body);
         let sql = r.string()?;
@@ -1109,6 +1119,7 @@ impl ShardServer {
         }
     }
 
+    #[inline(never)] // its own function in the wasm module: see process_message
     fn exec_parse_message(&mut self, body: &[u8], out: &mut Vec<u8>, cost: &mut u64) -> Result<(), PgError> {
         let mut r = MsgReader::new(body);
         let name = r.string()?.to_string();
@@ -1159,6 +1170,7 @@ impl ShardServer {
         Ok(Some(Stmt { kind, info, text: sql.to_string() }))
     }
 
+    #[inline(never)] // its own function in the wasm module: see process_message
     fn exec_bind_message(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<(), PgError> {
         let mut r = MsgReader::new(body);
         let portal = r.string()?.to_string();
@@ -1210,6 +1222,7 @@ impl ShardServer {
         Ok(())
     }
 
+    #[inline(never)] // its own function in the wasm module: see process_message
     fn exec_describe_message(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<(), PgError> {
         let mut r = MsgReader::new(body);
         let kind = r.byte()?;
@@ -1241,6 +1254,7 @@ impl ShardServer {
         Ok(())
     }
 
+    #[inline(never)] // its own function in the wasm module: see process_message
     fn exec_execute_message(&mut self, body: &[u8], out: &mut Vec<u8>, cost: &mut u64) -> Result<(), PgError> {
         let mut r = MsgReader::new(body);
         let name = r.string()?;
@@ -1349,6 +1363,7 @@ impl ShardServer {
         Ok(cost)
     }
 
+    #[inline(never)] // its own function in the wasm module: see process_message
     fn exec_close_message(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<(), PgError> {
         let mut r = MsgReader::new(body);
         let kind = r.byte()?;
@@ -1365,6 +1380,7 @@ impl ShardServer {
     }
 
     /// Sync: ends the cycle (and the implicit transaction); ReadyForQuery follows.
+    #[inline(never)] // its own function in the wasm module: see process_message
     fn exec_sync(&mut self, body: &[u8]) -> Result<(), PgError> {
         self.cycle_charged = false;
         MsgReader::new(body).end()?;
