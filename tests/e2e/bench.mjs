@@ -228,10 +228,6 @@ async function main() {
 }
 
 /**
- * The local scan in `page` (wasm) and natively (`pgasync bench --local`), alternating,
- * SCAN_ROUNDS times (see the head of this file).
- */
-/**
  * One load of `url` in `page`: the figures by the page's own clock, from the goto to the
  * moment the page set its mark (web/main.js `loadMark`; the navigation's start on the
  * system clock, performance.timeOrigin, against Node's t0), and as Playwright saw them,
@@ -256,6 +252,10 @@ async function loadOnce(page, url) {
   return { loadAllMs: at('compared'), loadMs: at('ready'), seenAllMs, seenMs, navAt, phases };
 }
 
+/**
+ * The local scan in `page` (wasm) and natively (`pgasync bench --local`), alternating,
+ * SCAN_ROUNDS times (see the head of this file).
+ */
 async function measureScan(page) {
   const rounds = [];
   let wasmCpuMs = 0;
