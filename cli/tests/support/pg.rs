@@ -11,10 +11,9 @@ pub fn pg_bin() -> PathBuf {
     std::env::var("PGASYNC_PG_BIN").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("/usr/lib/postgresql/15/bin"))
 }
 
-/// PostgreSQL's own psql, from [`pg_bin`]. Not /usr/bin/psql: that is Debian's
-/// pg_wrapper, a Perl script costing ~25 ms of CPU per call before psql runs (100 `psql
-/// --version`: 3.08 s of CPU through it, 0.62 s direct), and it picks the newest psql
-/// installed, not the server's.
+/// PostgreSQL's own psql, from [`pg_bin`], not Debian's pg_wrapper (/usr/bin/psql): why,
+/// in the root crate's tests/support/pg.rs (`psql_bin`) and `pgasync demo`'s
+/// `psql_program`.
 pub fn psql() -> PathBuf {
     let psql = pg_bin().join("psql");
     if !psql.exists() {
