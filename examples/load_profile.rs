@@ -7,17 +7,18 @@
 //!     valgrind --tool=callgrind target/release/examples/load_profile
 //!
 //! Environment: `SCEN` (a scenario id, E), `MODE` (async or sync), `EXTRA` (more knobs,
-//! JSON members: `"sharing":"shared"`), `WHAT` (the parts to run, record,compare;
+//! JSON members: `"sharing":"shared"`), `SLICE` (build the data as the page does, this
+//! many rows a call, and time its parts), `WHAT` (the parts to run, record,compare;
 //! `fingerprint` prints a hash of everything the page reads of the run: the packed
 //! trace, snapshots, narration, EXPLAIN and the shards' statement logs after seeks back
 //! and forth, and the comparison: two builds of the same toolchain that print the same
 //! line recorded the same run).
 
 use pgasync::demo::session::{CompareJob, Comparison, DemoSession};
-use pgasync::knobs::{self, Knobs};
+use pgasync::knobs::{self, Knobs, Source};
 use pgasync::scenario::Scenario;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,13 +27,17 @@ fn main() {
     let (shards, rows, repeat) = (arg(0, "16"), arg(1, "1000"), arg(2, "1").parse::<usize>().expect("REPEAT"));
     let (scenario_id, what) = (env("SCEN", "E"), env("WHAT", "record,compare"));
     let async_mode = env("MODE", "async") == "async";
+    let slice = std::env::var("SLICE").ok().map(|s| s.parse::<usize>().expect("SLICE: rows per slice"));
     let extra = std::env::var("EXTRA").ok().filter(|e| !e.is_empty()).map(|e| format!(",{e}")).unwrap_or_default();
     let knobs: Knobs =
         knobs::from_json(&format!(r#"{{"shards":"{shards}","rows_per_shard":"{rows}","fetch_size":"100"{extra}}}"#))
             .expect("knobs");
     for _ in 0..repeat {
         let t = Instant::now();
-        let scenario = Scenario::build(&scenario_id, &knobs).expect("scenario");
+        let scenario = match slice {
+            Some(rows) => build_in_slices(&scenario_id, &knobs, rows),
+            None => Scenario::build(&scenario_id, &knobs).expect("scenario"),
+        };
         let data = t.elapsed();
         let mut s = DemoSession::with_scenario(scenario, &scenario_id, async_mode, knobs.clone()).expect("session");
         let session = t.elapsed();
@@ -56,6 +61,31 @@ fn main() {
             compared - recorded,
         );
     }
+}
+
+/// The scenario as the page builds it (`SessionBuild.data`): its tables listed, made
+/// `rows` rows a call, then the build from them; each part's time on stderr.
+fn build_in_slices(id: &str, knobs: &Knobs, rows: usize) -> Scenario {
+    let t = Instant::now();
+    let mut stock = Scenario::stock_for(id, knobs, Source::Json).expect("scenario");
+    let listed = t.elapsed();
+    let (mut calls, mut longest) = (0, Duration::ZERO);
+    loop {
+        let c = Instant::now();
+        let done = stock.make(rows);
+        (calls, longest) = (calls + 1, longest.max(c.elapsed()));
+        if done {
+            break;
+        }
+    }
+    let made = t.elapsed();
+    let scenario = Scenario::build_with(id, knobs, Source::Json, &mut stock).expect("scenario");
+    eprintln!(
+        "data in slices of {rows} rows: listed {listed:?}, made {:?} in {calls} calls (longest {longest:?}), built {:?}",
+        made - listed,
+        t.elapsed() - made
+    );
+    scenario
 }
 
 /// The comparison the page makes beside a recorded session (its other run).

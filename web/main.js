@@ -31,6 +31,11 @@ const FRAME_STEP_BUDGET_MS = 8;
  * slices (SLICE_MS) before the render, which then has a task of its own.
  */
 const FIRST_SLICE_MS = 12;
+/**
+ * Rows of a scenario's tables the model makes per call (`SessionBuild.data`, about
+ * 2 ms), called until a slice's SLICE_MS is spent.
+ */
+const DATA_ROWS = 8192;
 /** Past this many connections, a new run's timeline is drawn in a frame of its own (`install`). */
 const WIDE_CONNECTIONS = 24;
 /** While running, the result rows and EXPLAIN text are redrawn at most this often (ms). */
@@ -268,15 +273,19 @@ async function rebuildNow(c) {
       ({ next, info } = built);
     } else {
       if (!scenarios.some((s) => s.id === c.scenario)) throw new Error(`unknown scenario "${c.scenario}"`);
-      // The session in two tasks (the data, then the run set up): at 64 shards each
-      // is tens of ms, and the page answers input between them. The data has a task of
-      // its own too: at the first load, the page's set-up before it (the model
-      // instantiated, the controls built) and 64 shards' data were one task of 60-80 ms.
+      // The session in tasks (the data in slices, then the run set up): 64 shards'
+      // data is 54-61 ms in one go, and the page answers input between them. The data
+      // starts in a task of its own: at the first load, the page's set-up before it
+      // (the model instantiated, the controls built) and the data were one of 60-80 ms.
       const build = new wasm.SessionBuild(c.scenario, c.mode, knobsJson(c));
       try {
         await nextSlice();
         if (cancelled()) return false;
-        build.data();
+        const made = await inSlices(() => build.data(DATA_ROWS), {
+          progress: () => progressBusy(`Generating the scenario's data: ${fmtInt(build.rowsMade())} of ${fmtInt(build.rowsToMake())} rows…`),
+          cancelled,
+        });
+        if (!made) return false;
         loadMark('data');
         await nextSlice();
         if (cancelled()) return false;

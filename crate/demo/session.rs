@@ -26,7 +26,9 @@
 //!   on a restore; `known_step_times` only grows, as every replay has the same times;
 //! - at most `MAX_STEPS` steps, so a bad knob cannot hang the page; a run estimated above
 //!   `MAX_DEMO_STEPS` steps or `MAX_DEMO_ROWS` rows is refused before it starts (`new`
-//!   checks; `with_scenario`'s callers check with `check_scenario_size`).
+//!   checks; `with_scenario`'s callers check with `check_scenario_size`), and so is one
+//!   whose Nested Loops read more than `MAX_DEMO_NESTED_LOOP_READS` inner rows (its
+//!   data is made first: `check_nested_loops` reads the tables' sizes).
 //!
 //! PostgreSQL has no counterpart: a query there runs to its end and cannot be stepped or
 //! rewound.
@@ -82,6 +84,14 @@ pub const MAX_STEPS: usize = 2_000_000;
 /// Runs estimated above this many steps are refused before they start: recording them
 /// (trace, step marks) would take the tab hundreds of megabytes and seconds of work.
 pub const MAX_DEMO_STEPS: usize = 300_000;
+
+/// The inner rows all the Nested Loops of a run may read, at most ([`nested_loop_reads`]):
+/// a Nested Loop reads its whole inner side again for each outer row, and the rows it
+/// skips (no match) are no steps of their own, so one step can read the inner side for
+/// many outer rows. K at 64 shards × 4,400 rows (320 outer rows, 140,800 inner) read
+/// 31 M rows in one step: 327 ms of Chromium's main thread; this keeps a step near
+/// 40 ms at most.
+pub const MAX_DEMO_NESTED_LOOP_READS: u64 = 4_000_000;
 
 /// Checkpoints kept at most (see the module doc).
 const MAX_CHECKPOINTS: usize = 128;
@@ -307,6 +317,7 @@ impl DemoSession {
     pub fn new(scenario_id: &str, async_mode: bool, knobs: Knobs) -> Result<DemoSession, String> {
         check_demo_size(scenario_id, &knobs)?;
         let scenario = Scenario::build(scenario_id, &knobs)?;
+        check_nested_loops(&scenario)?;
         Self::with_scenario(scenario, scenario_id, async_mode, knobs)
     }
 
@@ -1809,6 +1820,42 @@ pub fn check_scenario_size(scenario: &Scenario) -> Result<(), String> {
             b.remote_rows, b.rows, b.fetches
         ));
     }
+    check_nested_loops(scenario)
+}
+
+/// The inner rows the Nested Loops of `plan` can read over a run: each reads its inner
+/// side's rows (at most [`plan_bound`]'s) once per outer row (PostgreSQL's
+/// `ExecReScan` of the inner side, `nodeNestloop.c`; a Materialize there replays its
+/// rows), and a Nested Loop inside another's inner side is run once per outer row of
+/// that one.
+pub fn nested_loop_reads(scenario: &Scenario, plan: &crate::plan::Plan) -> u64 {
+    use crate::plan::Plan;
+    let below: u64 = plan.children().into_iter().map(|c| nested_loop_reads(scenario, c)).fold(0, u64::saturating_add);
+    match plan {
+        Plan::NestLoop { outer, inner, .. } => {
+            let passes = plan_bound(scenario, outer).rows.max(1);
+            let inner_rows = plan_bound(scenario, inner).rows;
+            // The inner side's own Nested Loops run again on every pass.
+            let inner_reads = nested_loop_reads(scenario, inner);
+            below
+                .saturating_sub(inner_reads)
+                .saturating_add(passes.saturating_mul(inner_rows.saturating_add(inner_reads)))
+        }
+        _ => below,
+    }
+}
+
+/// Refuses a run whose Nested Loops read more than [`MAX_DEMO_NESTED_LOOP_READS`]
+/// inner rows: one of its steps could hold the page for a second.
+pub fn check_nested_loops(scenario: &Scenario) -> Result<(), String> {
+    let reads = nested_loop_reads(scenario, &scenario.plan);
+    if reads > MAX_DEMO_NESTED_LOOP_READS {
+        return Err(format!(
+            "its Nested Loop would read up to {reads} inner rows (its inner side again for each outer row; at most \
+             {MAX_DEMO_NESTED_LOOP_READS} in the step-by-step demo, where the rows a step skips could hold the page \
+             for seconds): lower the rows or the shards, or use `pgasync bench` / `pgasync sql --file` for large runs"
+        ));
+    }
     Ok(())
 }
 
@@ -1960,6 +2007,31 @@ mod tests {
         let scenario = load(&file(ones, "insert into small select 1, 'n' || i from generate_series(1, 40) i;"));
         let e = check_scenario_size(&scenario).unwrap_err();
         assert!(e.contains("too big to record step by step"), "{e}");
+    }
+
+    /// K reads its inner side (half the shards' `t`) once per outer key (ten per key
+    /// table): 64 shards of 4,400 rows read 320 × 140,800 rows, and are refused by
+    /// name; 64 shards of 390 rows (320 × 12,480, just under the limit) and the
+    /// defaults run.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_nested_loop_that_reads_too_much_is_refused() {
+        let k = |shards: usize, rows: usize| {
+            crate::knobs::from_json(&format!(r#"{{"shards":{shards},"rows_per_shard":{rows},"fetch_size":1000}}"#))
+                .unwrap()
+        };
+        let heavy = Scenario::build("K", &k(64, 4400)).unwrap();
+        assert_eq!(nested_loop_reads(&heavy, &heavy.plan), 320 * 140_800);
+        let e = check_nested_loops(&heavy).unwrap_err();
+        assert!(e.contains("Nested Loop would read up to 45056000 inner rows") && e.contains("at most 4000000"), "{e}");
+        let e = DemoSession::new("K", true, k(64, 4400)).err().expect("refused");
+        assert!(e.contains("Nested Loop"), "{e}");
+        let fits = Scenario::build("K", &k(64, 390)).unwrap();
+        assert_eq!(nested_loop_reads(&fits, &fits.plan), 320 * 12_480);
+        check_nested_loops(&fits).unwrap();
+        DemoSession::new("K", true, Knobs::default()).unwrap();
+        // No Nested Loop, nothing read again.
+        let e = Scenario::build("E", &k(64, 4400)).unwrap();
+        assert_eq!(nested_loop_reads(&e, &e.plan), 0);
     }
 
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]

@@ -5,7 +5,9 @@
 //    marks against the goto (what the page took), and as Playwright saw them (later, by
 //    its polling of a page whose thread is still busy), with the median load's phases;
 //  * the longest main-thread block (Long Tasks API) while loading the heaviest allowed
-//    run (64 shards × 4,400 rows, rtt 10 s), seeking to its middle and running to its end;
+//    run (64 shards × 4,400 rows, rtt 10 s), seeking to its middle and running to its end,
+//    and while loading each other built-in scenario at its heaviest allowed setting
+//    (HEAVIEST);
 //  * time per Step-event (model step + synchronous render + forced layout) with 16 shards
 //    on screen, over 50 steps from the start and 50 from the middle of the run, measured
 //    in the page with performance.now(); one step back; Run at the fastest speed;
@@ -38,6 +40,22 @@ const SCAN_WARMUP = 10;
 const SCAN_RUNS = 30;
 const SCAN_ROUNDS = Number(process.env.BENCH_SCAN_ROUNDS ?? 5);
 const LOADS = Number(process.env.BENCH_LOADS ?? 5);
+/**
+ * Each other built-in scenario at the most the page allows (`session::check_demo_size`:
+ * 400,000 rows, about 300,000 steps at fetch 100; 64 shards): R and H hold two tables a
+ * shard, C and X all on one; K's Nested Loop reads its inner side once per outer key, at
+ * most 4,000,000 rows (`MAX_DEMO_NESTED_LOOP_READS`).
+ */
+const HEAVIEST = [
+  ['D', 'shards=64&rows=4400'],
+  ['M', 'shards=64&rows=4400'],
+  ['R', 'shards=64&rows=2250'],
+  ['H', 'shards=64&rows=2250'],
+  ['K', 'shards=64&rows=390'],
+  ['A', 'shards=64&rows=4400'],
+  ['C', 'rows=70000'],
+  ['X', 'rows=140000'],
+];
 
 const median = (xs) => {
   const s = xs.slice().sort((a, b) => a - b);
@@ -185,12 +203,12 @@ async function main() {
     const heavy = await newPage(browser, errors);
     await watchLongTasks(heavy);
     const blocks = [];
-    const block = async (what, f) => {
-      await heavy.evaluate(() => window.__longTasks && (window.__longTasks.length = 0));
+    const block = async (what, f, page = heavy) => {
+      await page.evaluate(() => window.__longTasks && (window.__longTasks.length = 0));
       const t = Date.now();
       await f();
-      await heavy.waitForTimeout(300);
-      const tasks = await heavy.evaluate(() => window.__longTasks.slice());
+      await page.waitForTimeout(300);
+      const tasks = await page.evaluate(() => window.__longTasks.slice());
       blocks.push({ what, longest: Math.max(0, ...tasks), n: tasks.length, ms: Date.now() - t });
     };
     const idle = () => heavy.waitForFunction(() => document.querySelector('[data-testid=busy]').hidden, null, { timeout: 120000 });
@@ -212,10 +230,24 @@ async function main() {
       await idle();
       await waitFinished(heavy, 120000);
     });
-    await heavy.close();
-    console.log(`\nlongest main-thread block, 64 shards × 4,400 rows, rtt 10 s (${heavyTotal} steps; tasks over 50 ms):`);
-    for (const b of blocks) console.log(`  ${b.what.padEnd(20)} ${String(b.longest).padStart(5)} ms longest (${b.n} tasks over 50 ms, ${b.ms} ms in all)`);
-    console.log(`  longest overall:     ${String(Math.max(...blocks.map((b) => b.longest))).padStart(5)} ms`);
+    await heavy.context().close();
+    // The load of every other built-in scenario at its heaviest allowed setting, to the
+    // comparison drawn (its other run is on the page on 2 cores), each in a fresh context.
+    for (const [id, query] of HEAVIEST) {
+      const page = await newPage(browser, errors);
+      await watchLongTasks(page);
+      await block(`load ${id} (${query.replace(/&/g, ' ')})`, async () => {
+        await page.goto(`${server.url}?scenario=${id}&${query}&fetch=100&rtt=10000`);
+        await waitReady(page, 120000);
+        await page.waitForFunction(() => performance.getEntriesByName('pgasync:compared').length > 0, null, { timeout: 120000 }).catch(() => {});
+      }, page);
+      const banner = await page.locator('[data-testid=error]').isVisible() ? (await page.textContent('[data-testid=error]')).trim() : '';
+      if (banner) blocks[blocks.length - 1].what += ` REFUSED: ${banner.slice(0, 100)}`;
+      await page.context().close();
+    }
+    console.log(`\nlongest main-thread block at the heaviest allowed settings (rtt 10 s, fetch 100; tasks over 50 ms); E 64 shards × 4,400 rows: ${heavyTotal} steps:`);
+    for (const b of blocks) console.log(`  ${b.what.padEnd(38)} ${String(b.longest).padStart(5)} ms longest (${b.n} tasks over 50 ms, ${b.ms} ms in all)`);
+    console.log(`  longest overall:${' '.repeat(23)}${String(Math.max(...blocks.map((b) => b.longest))).padStart(5)} ms`);
 
     scan = await measureScan(page);
     if (errors.length) console.log(`(console/page errors seen: ${errors.join(' | ')})`);

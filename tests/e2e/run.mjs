@@ -434,6 +434,13 @@ async function checkResponsiveness(browser, server) {
   const banner = (await page.textContent('[data-testid=error]')).trim();
   const shards = await page.evaluate(() => window.pgasync.session.snapshot(0xffffffff).connections.length);
   check('too big to record: refused before it runs, with the reason (the defaults run instead)', /too big to record step by step/.test(banner) && /replaced by the defaults/.test(banner) && shards === 4, banner);
+  // K's Nested Loop reads its inner side once per outer key: 320 keys × 140,800 rows is
+  // refused once the data is made (in slices), by name.
+  await page.goto(`${server.url}?scenario=K&shards=64&rows=4400&fetch=100`);
+  await waitReady(page, 60000);
+  const kBanner = (await page.textContent('[data-testid=error]')).trim();
+  const kShards = await page.evaluate(() => window.pgasync.session.snapshot(0xffffffff).connections.length);
+  check('a Nested Loop that would read 45 M inner rows: refused with the reason (the defaults run instead)', /Nested Loop would read up to 45056000 inner rows/.test(kBanner) && /replaced by the defaults/.test(kBanner) && kShards === 4, kBanner);
   await context.close();
 }
 

@@ -360,15 +360,19 @@ impl LocalScan {
     }
 }
 
-/// `new Session(scenario, mode, knobsJson)` in two calls, so that the page can answer
-/// input between them at the heaviest settings (64 shards: each is tens of ms):
-/// `new SessionBuild(…)` checks (the same checks and messages as `new Session`), `data()`
-/// generates the scenario's tables, `session()` sets the run up at step 0.
+/// `new Session(scenario, mode, knobsJson)` in slices, so that the page can answer
+/// input between them at the heaviest settings (64 shards' data is 54-61 ms of
+/// Chromium's main thread in one go): `new SessionBuild(…)` checks (the same checks and
+/// messages as `new Session`), `data(maxRows)` generates the scenario's tables, at most
+/// `maxRows` rows a call (scenario/data.rs), until it answers true, `session()` sets
+/// the run up at step 0.
 #[wasm_bindgen]
 pub struct SessionBuild {
     scenario_id: String,
     async_mode: bool,
     knobs: Knobs,
+    /// The tables being made (after the first `data` call), until the scenario is built.
+    stock: Option<crate::scenario::TableStock>,
     scenario: Option<Scenario>,
 }
 
@@ -379,20 +383,47 @@ impl SessionBuild {
         let knobs = parse_knobs(knobs_json)?;
         let async_mode = parse_mode(mode)?;
         session::check_demo_size(scenario, &knobs).map_err(|e| JsError::new(&e))?;
-        Ok(SessionBuild { scenario_id: scenario.to_string(), async_mode, knobs, scenario: None })
+        Ok(SessionBuild { scenario_id: scenario.to_string(), async_mode, knobs, stock: None, scenario: None })
     }
 
-    /// Generates the scenario's data (once; `session()` does if it was not called).
-    pub fn data(&mut self) -> Result<(), JsError> {
-        if self.scenario.is_none() {
-            self.scenario = Some(Scenario::build(&self.scenario_id, &self.knobs).map_err(|e| JsError::new(&e))?);
+    /// Makes at most `max_rows` more rows of the scenario's tables (at least one), and
+    /// builds the scenario once they are all made; true when it is built.
+    pub fn data(&mut self, max_rows: u32) -> Result<bool, JsError> {
+        if self.scenario.is_some() {
+            return Ok(true);
         }
-        Ok(())
+        let (id, knobs) = (&self.scenario_id, &self.knobs);
+        let stock = match &mut self.stock {
+            Some(stock) => stock,
+            None => self.stock.insert(Scenario::stock_for(id, knobs, Source::Json).map_err(|e| JsError::new(&e))?),
+        };
+        if !stock.make(max_rows as usize) {
+            return Ok(false);
+        }
+        let scenario = Scenario::build_with(id, knobs, Source::Json, stock).map_err(|e| JsError::new(&e))?;
+        session::check_nested_loops(&scenario).map_err(|e| JsError::new(&e))?;
+        self.stock = None;
+        self.scenario = Some(scenario);
+        Ok(true)
     }
 
-    /// The session, at step 0 (once).
+    /// The rows of the scenario's tables made so far (the page's progress line; 0
+    /// before the first `data` call).
+    #[wasm_bindgen(js_name = rowsMade)]
+    pub fn rows_made(&self) -> f64 {
+        self.stock.as_ref().map_or(0.0, |s| s.made_rows() as f64)
+    }
+
+    /// The rows of the scenario's tables in all (0 before the first `data` call).
+    #[wasm_bindgen(js_name = rowsToMake)]
+    pub fn rows_to_make(&self) -> f64 {
+        self.stock.as_ref().map_or(0.0, |s| s.total_rows() as f64)
+    }
+
+    /// The session, at step 0 (once; the data is made in one go if `data` did not
+    /// finish it).
     pub fn session(&mut self) -> Result<Session, JsError> {
-        self.data()?;
+        while !self.data(u32::MAX)? {}
         let scenario = self.scenario.take().ok_or_else(|| JsError::new("this build has already made its session"))?;
         let inner = DemoSession::with_scenario(scenario, &self.scenario_id, self.async_mode, self.knobs.clone())
             .map_err(|e| JsError::new(&e))?;
