@@ -155,8 +155,12 @@ export async function waitReady(page, timeout = 20000) {
 export async function watchLongTasks(page) {
   await page.addInitScript(() => {
     window.__longTasks = [];
+    window.__longTaskStarts = []; // each one's start (ms from the navigation), in step with __longTasks (clear both)
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+      for (const e of list.getEntries()) {
+        window.__longTasks.push(Math.round(e.duration));
+        window.__longTaskStarts.push(Math.round(e.startTime));
+      }
     }).observe({ type: 'longtask', buffered: true });
   });
 }

@@ -364,8 +364,8 @@ impl LocalScan {
 /// input between them at the heaviest settings (64 shards' data is 54-61 ms of
 /// Chromium's main thread in one go): `new SessionBuild(…)` checks (the same checks and
 /// messages as `new Session`), `data(maxRows)` generates the scenario's tables, at most
-/// `maxRows` rows a call (scenario/data.rs), until it answers true, `session()` sets
-/// the run up at step 0.
+/// `maxRows` rows a call (scenario/data.rs), until it answers true, `scenario()` builds
+/// the scenario from them, `session()` sets the run up at step 0.
 #[wasm_bindgen]
 pub struct SessionBuild {
     scenario_id: String,
@@ -373,7 +373,9 @@ pub struct SessionBuild {
     knobs: Knobs,
     /// The tables being made (after the first `data` call), until the scenario is built.
     stock: Option<crate::scenario::TableStock>,
+    /// Built by `scenario()`, until `session()` takes it.
     scenario: Option<Scenario>,
+    session_made: bool,
 }
 
 #[wasm_bindgen]
@@ -383,13 +385,20 @@ impl SessionBuild {
         let knobs = parse_knobs(knobs_json)?;
         let async_mode = parse_mode(mode)?;
         session::check_demo_size(scenario, &knobs).map_err(|e| JsError::new(&e))?;
-        Ok(SessionBuild { scenario_id: scenario.to_string(), async_mode, knobs, stock: None, scenario: None })
+        Ok(SessionBuild {
+            scenario_id: scenario.to_string(),
+            async_mode,
+            knobs,
+            stock: None,
+            scenario: None,
+            session_made: false,
+        })
     }
 
-    /// Makes at most `max_rows` more rows of the scenario's tables (at least one), and
-    /// builds the scenario once they are all made; true when it is built.
+    /// Makes at most `max_rows` more rows of the scenario's tables (at least one); true
+    /// when they are all made.
     pub fn data(&mut self, max_rows: u32) -> Result<bool, JsError> {
-        if self.scenario.is_some() {
+        if self.scenario.is_some() || self.session_made {
             return Ok(true);
         }
         let (id, knobs) = (&self.scenario_id, &self.knobs);
@@ -397,14 +406,25 @@ impl SessionBuild {
             Some(stock) => stock,
             None => self.stock.insert(Scenario::stock_for(id, knobs, Source::Json).map_err(|e| JsError::new(&e))?),
         };
-        if !stock.make(max_rows as usize) {
-            return Ok(false);
+        Ok(stock.make(max_rows as usize))
+    }
+
+    /// Builds the scenario from the tables made (making any left first): its plan,
+    /// servers and reference, a task of its own (R at 64 shards: tens of ms); refuses a
+    /// Nested Loop that reads too much (`check_nested_loops`).
+    #[wasm_bindgen(js_name = scenario)]
+    pub fn build_scenario(&mut self) -> Result<(), JsError> {
+        if self.scenario.is_some() || self.session_made {
+            return Ok(());
         }
-        let scenario = Scenario::build_with(id, knobs, Source::Json, stock).map_err(|e| JsError::new(&e))?;
+        while !self.data(u32::MAX)? {}
+        let stock = self.stock.as_mut().expect("made by data");
+        let scenario =
+            Scenario::build_with(&self.scenario_id, &self.knobs, Source::Json, stock).map_err(|e| JsError::new(&e))?;
         session::check_nested_loops(&scenario).map_err(|e| JsError::new(&e))?;
         self.stock = None;
         self.scenario = Some(scenario);
-        Ok(true)
+        Ok(())
     }
 
     /// The rows of the scenario's tables made so far (the page's progress line; 0
@@ -420,11 +440,15 @@ impl SessionBuild {
         self.stock.as_ref().map_or(0.0, |s| s.total_rows() as f64)
     }
 
-    /// The session, at step 0 (once; the data is made in one go if `data` did not
-    /// finish it).
+    /// The session, at step 0 (once; what `data` and `scenario` did not do is done
+    /// first, in one go).
     pub fn session(&mut self) -> Result<Session, JsError> {
-        while !self.data(u32::MAX)? {}
-        let scenario = self.scenario.take().ok_or_else(|| JsError::new("this build has already made its session"))?;
+        if self.session_made {
+            return Err(JsError::new("this build has already made its session"));
+        }
+        self.build_scenario()?;
+        let scenario = self.scenario.take().expect("built");
+        self.session_made = true;
         let inner = DemoSession::with_scenario(scenario, &self.scenario_id, self.async_mode, self.knobs.clone())
             .map_err(|e| JsError::new(&e))?;
         Ok(Session { inner })
