@@ -42,9 +42,8 @@ async function compare({ id, scenario, knobs }) {
   try {
     job = new model.CompareJob(scenario, knobs);
     for (;;) {
-      const result = job.advance(STEP_SLICE, SLICE_MS);
-      if (result !== undefined) {
-        self.postMessage({ id, comparison: result });
+      if (job.run(STEP_SLICE, SLICE_MS)) {
+        self.postMessage({ id, comparison: job.result() });
         return;
       }
       await nextSlice(); // a newer request may be waiting

@@ -556,15 +556,14 @@ async function compareLater(gen, compared) {
       return showComparison();
     }
     job = session.compareJob();
-    const done = await inSlices(
-      () => {
-        result = job.advance(STEP_SLICE, CALL_MS);
-        return result !== undefined;
-      },
-      { cancelled: () => gen !== building },
-    );
+    const done = await inSlices(() => job.run(STEP_SLICE, CALL_MS), { cancelled: () => gen !== building });
     if (!done) return;
-    await nextSlice(); // drawing it is a task of its own
+    // The comparison (its two wire traces: ~30 ms at 64 shards) and drawing it are
+    // tasks of their own.
+    await nextSlice();
+    if (gen !== building) return;
+    result = job.result();
+    await nextSlice();
     if (gen !== building) return;
     comparison = result;
   } catch (e) {

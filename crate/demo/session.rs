@@ -1284,6 +1284,11 @@ impl CompareJob {
         Self::for_scenario_with(session.scenario.clone(), session.finished.clone())
     }
 
+    /// Both runs are done (failed ones too: `run_timed` says which failed).
+    pub fn is_done(&self) -> bool {
+        self.sync.is_done() && self.asy.is_done()
+    }
+
     /// How many of the two runs this job makes itself (2, or 1 when it reuses a
     /// session's finished run).
     pub fn runs_to_make(&self) -> usize {
@@ -1308,15 +1313,14 @@ impl CompareJob {
     /// At most `budget` steps of the two runs (sync first); the comparison once both
     /// have finished, or the error of a run that failed.
     pub fn advance(&mut self, budget: usize) -> Result<Option<Comparison>, String> {
-        self.advance_timed(budget, &mut || false)
+        Ok(self.run_timed(budget, &mut || false)?.then(|| self.comparison()))
     }
 
-    /// `advance`, stopping early once `out_of_time()` (asked after each step).
-    pub fn advance_timed(
-        &mut self,
-        budget: usize,
-        out_of_time: &mut dyn FnMut() -> bool,
-    ) -> Result<Option<Comparison>, String> {
+    /// The steps of `advance` without the comparison, stopping early once
+    /// `out_of_time()` (asked after each step): true once both runs are done (then
+    /// [`CompareJob::comparison`]: the page makes it in a task of its own, its two wire
+    /// traces are tens of ms at 64 shards), the error of a run that failed.
+    pub fn run_timed(&mut self, budget: usize, out_of_time: &mut dyn FnMut() -> bool) -> Result<bool, String> {
         for _ in 0..budget {
             let run = match (&mut self.sync, &mut self.asy) {
                 (CompareRun::Running(r), _) if !r.is_done() => r,
@@ -1333,13 +1337,11 @@ impl CompareJob {
                 return Err(e);
             }
         }
-        if !(self.sync.is_done() && self.asy.is_done()) {
-            return Ok(None);
-        }
-        Ok(Some(self.comparison()))
+        Ok(self.is_done())
     }
 
-    fn comparison(&self) -> Comparison {
+    /// The comparison of the two runs, once `run_timed` said they are done.
+    pub fn comparison(&self) -> Comparison {
         let (sync, asy) = (self.sync.finished(&self.scenario, false), self.asy.finished(&self.scenario, true));
         let bound_ns = sync.bound_ns;
         let (sn, an) = (sync.elapsed_ns, asy.elapsed_ns);
