@@ -89,8 +89,9 @@ pub const MAX_DEMO_STEPS: usize = 300_000;
 /// a Nested Loop reads its whole inner side again for each outer row, and the rows it
 /// skips (no match) are no steps of their own, so one step can read the inner side for
 /// many outer rows. K at 64 shards × 4,400 rows (320 outer rows, 140,800 inner) read
-/// 31 M rows in one step: 327 ms of Chromium's main thread; this keeps a step near
-/// 40 ms at most.
+/// 31 M rows in one step: 327 ms of Chromium's main thread, 10.5 ns a row, so this
+/// bounds a step near 42 ms (K at 64 shards × 390 rows, just under it, makes no task
+/// over 50 ms in `make bench`).
 pub const MAX_DEMO_NESTED_LOOP_READS: u64 = 4_000_000;
 
 /// Checkpoints kept at most (see the module doc).
