@@ -1833,18 +1833,18 @@ pub fn check_scenario_size(scenario: &Scenario) -> Result<(), String> {
 /// that one.
 pub fn nested_loop_reads(scenario: &Scenario, plan: &crate::plan::Plan) -> u64 {
     use crate::plan::Plan;
-    let below: u64 = plan.children().into_iter().map(|c| nested_loop_reads(scenario, c)).fold(0, u64::saturating_add);
     match plan {
+        // Each side is walked once (walking the inner side again for its own reads
+        // doubled the work at each level of Nested Loops nested on inner sides).
         Plan::NestLoop { outer, inner, .. } => {
             let passes = plan_bound(scenario, outer).rows.max(1);
             let inner_rows = plan_bound(scenario, inner).rows;
             // The inner side's own Nested Loops run again on every pass.
             let inner_reads = nested_loop_reads(scenario, inner);
-            below
-                .saturating_sub(inner_reads)
+            nested_loop_reads(scenario, outer)
                 .saturating_add(passes.saturating_mul(inner_rows.saturating_add(inner_reads)))
         }
-        _ => below,
+        _ => plan.children().into_iter().map(|c| nested_loop_reads(scenario, c)).fold(0, u64::saturating_add),
     }
 }
 

@@ -114,6 +114,13 @@ impl Generated {
         t
     }
 
+    /// The table with no rows and nothing reserved (the listing pass's), indexes made.
+    fn empty_unreserved(&self) -> Table {
+        let mut t = Table::new(self.name(), self.columns());
+        self.finish(&mut t);
+        t
+    }
+
     /// Appends rows `range` (of `0..self.rows()`) to `t`.
     pub fn push_rows(&self, t: &mut Table, range: Range<usize>) {
         match *self {
@@ -228,15 +235,6 @@ impl TableStock {
             Some((_, t)) => t.take().expect("checked"),
             None => g.make(),
         }
-    }
-}
-
-impl Generated {
-    /// The table with no rows and nothing reserved (the listing pass's).
-    fn empty_unreserved(&self) -> Table {
-        let mut t = Table::new(self.name(), self.columns());
-        self.finish(&mut t);
-        t
     }
 }
 
