@@ -64,7 +64,9 @@ export function startServer(timeoutMs = 15000) {
       const m = out.match(/pgasync serve: (http:\/\/\S+)/);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], stop, proc });
+        // `exited()`: how the server ended and what it wrote on stderr, if it has ended.
+        const exited = () => (proc.exitCode !== null || proc.signalCode !== null ? `exit ${proc.exitCode ?? proc.signalCode}; stderr: ${err.trim().slice(-2000)}` : null);
+        resolve({ url: m[1], stop, proc, exited });
       }
     });
     proc.stderr.on('data', (d) => (err += d));

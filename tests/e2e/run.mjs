@@ -1587,6 +1587,10 @@ async function main() {
     noErrorsSoFar('after the live checks');
   } finally {
     if (browser) await browser.close().catch(() => {});
+    // A page that cannot reach its server (connection refused) says only that: say
+    // whether the server itself had ended, and why.
+    const ended = server.exited();
+    if (ended) console.error(`pgasync serve had ended during the run: ${ended}`);
     await server.stop();
     // A run that stopped before the live section stops the demo started for it.
     if (early && !liveRan) await early.demo.then((d) => d?.stop(), () => {});
