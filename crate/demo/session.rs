@@ -117,6 +117,9 @@ fn first_checkpoint_every(nodes: usize) -> usize {
 /// 64-shard run (the seek to step 0 after the page's recording) took tens of ms.
 const FREE_AT_ONCE_EVENTS: usize = 16384;
 const FREE_EVENTS_PER_STEP: usize = 2048;
+/// The same for result rows (each a vector of its own).
+const FREE_AT_ONCE_ROWS: usize = 4096;
+const FREE_ROWS_PER_STEP: usize = 512;
 
 /// How the EXPLAIN panel prints a scenario file's run, as `pgasync sql` prints it: an
 /// `EXPLAIN (ANALYZE, …)` query's own VERBOSE, TIMING, COSTS, SUMMARY, SETTINGS and
@@ -139,10 +142,14 @@ impl ExplainStatement {
     }
 }
 
-/// A copy of the run after `steps` steps, without its trace (`trace_len` events then).
+/// A copy of the run after `steps` steps, without its trace (`trace_len` events then)
+/// and without its result rows (`rows_len` then): a restore takes both from the run it
+/// replaces, cut to those lengths (the run only appends to them). Copying the rows
+/// made each checkpoint of a join returning 144,000 rows cost up to 10 ms natively.
 struct Checkpoint {
     steps: usize,
     trace_len: usize,
+    rows_len: usize,
     run: QueryRun,
 }
 
@@ -172,6 +179,16 @@ pub struct DemoSession {
     discarded: Vec<QueryRun>,
     /// Trace events cut off by seeks back, freed `FREE_EVENTS_PER_STEP` per step.
     discarded_events: Vec<Vec<TraceEvent>>,
+    /// Result rows cut off by seeks back, freed `FREE_ROWS_PER_STEP` per step.
+    discarded_rows: Vec<Vec<Vec<crate::types::Datum>>>,
+    /// The wire's events of the run's first pass, gathered as it steps (with each one's
+    /// index in the trace, to cut them on a seek back) until it finishes: then they are
+    /// `finished`'s. Filtering the whole trace at the end was one step of 12 ms
+    /// natively (1.2 million events at 64 shards), a 35 ms block of the page.
+    first_wire: Vec<TraceEvent>,
+    first_wire_at: Vec<usize>,
+    /// Trace events looked at for `first_wire` so far.
+    first_wire_seen: usize,
     /// Each plan node's label, by node id (the plan's shape never changes).
     labels: Vec<String>,
     /// Each plan node as EXPLAIN prints it, by node id (`instrument::printed_as`).
@@ -393,6 +410,10 @@ impl DemoSession {
             checkpoint_every: first_checkpoint_every(labels_len),
             discarded: vec![],
             discarded_events: vec![],
+            discarded_rows: vec![],
+            first_wire: vec![],
+            first_wire_at: vec![],
+            first_wire_seen: 0,
             labels,
             printed_as,
             step_phases: vec![],
@@ -505,9 +526,14 @@ impl DemoSession {
         if self.run.is_done() && self.total.is_none() {
             self.total = Some((self.steps, self.run.elapsed_ns()));
         }
+        if self.finished.is_none() {
+            self.gather_first_wire();
+        }
         if self.run.is_done() && self.finished.is_none() {
             let built_in = self.explain_as.is_none();
-            self.finished = FinishedRun::of(&self.run, &self.scenario, self.async_mode).filter(|_| built_in);
+            let wire = std::mem::take(&mut self.first_wire);
+            self.first_wire_at = Vec::new();
+            self.finished = FinishedRun::of(&self.run, wire, &self.scenario, self.async_mode).filter(|_| built_in);
         }
         if self.steps % self.checkpoint_every == 0 && self.checkpoints.last().is_none_or(|c| c.steps < self.steps) {
             self.take_checkpoint();
@@ -676,13 +702,28 @@ impl DemoSession {
         self.seek(target)
     }
 
-    /// Keeps a copy of the run now (without its trace); when there are too many, every
-    /// other one goes and the spacing doubles.
+    /// The wire's events the last steps added to the trace, into `first_wire`.
+    fn gather_first_wire(&mut self) {
+        let events = &self.run.es.trace.events;
+        for (i, e) in events.iter().enumerate().skip(self.first_wire_seen) {
+            if is_wire(e) {
+                self.first_wire.push(e.clone());
+                self.first_wire_at.push(i);
+            }
+        }
+        self.first_wire_seen = events.len();
+    }
+
+    /// Keeps a copy of the run now (without its trace and rows); when there are too
+    /// many, every other one goes and the spacing doubles.
     fn take_checkpoint(&mut self) {
         let trace = std::mem::take(&mut self.run.es.trace.events);
+        let rows = std::mem::take(&mut self.run.rows);
         let run = self.run.clone();
         self.run.es.trace.events = trace;
-        self.checkpoints.push(Checkpoint { steps: self.steps, trace_len: self.run.es.trace.events.len(), run });
+        self.run.rows = rows;
+        let (trace_len, rows_len) = (self.run.es.trace.events.len(), self.run.rows.len());
+        self.checkpoints.push(Checkpoint { steps: self.steps, trace_len, rows_len, run });
         if self.checkpoints.len() > MAX_CHECKPOINTS {
             self.checkpoint_every *= 2;
             let every = self.checkpoint_every;
@@ -696,12 +737,21 @@ impl DemoSession {
     /// run left and the events cut are freed over the next steps, not here (at 64
     /// shards freeing them was a block of tens of ms).
     fn restore(&mut self, k: usize) {
-        let (steps, trace_len) = (self.checkpoints[k].steps, self.checkpoints[k].trace_len);
+        let Checkpoint { steps, trace_len, rows_len, .. } = self.checkpoints[k];
         let mut trace = std::mem::take(&mut self.run.es.trace.events);
         self.cut_trace(&mut trace, trace_len);
+        let mut rows = std::mem::take(&mut self.run.rows);
+        self.cut_rows(&mut rows, rows_len);
         let left = std::mem::replace(&mut self.run, self.checkpoints[k].run.clone());
         self.discarded.push(left);
         self.run.es.trace.events = trace;
+        self.run.rows = rows;
+        if self.finished.is_none() {
+            let kept = self.first_wire_at.partition_point(|&i| i < trace_len);
+            self.first_wire.truncate(kept);
+            self.first_wire_at.truncate(kept);
+            self.first_wire_seen = self.first_wire_seen.min(trace_len);
+        }
         self.steps = steps;
         self.step_ends.truncate(steps);
         self.step_phases.truncate(steps);
@@ -728,12 +778,30 @@ impl DemoSession {
         }
     }
 
-    /// Frees some of the events cut by seeks back (one step's share).
+    /// Cuts `rows` to its first `len` (a seek back: the run only appends rows, so the
+    /// rows of an earlier step are a prefix of these), a long cut freed over the next
+    /// steps as the trace's is.
+    fn cut_rows(&mut self, rows: &mut Vec<Vec<crate::types::Datum>>, len: usize) {
+        debug_assert!(rows.len() >= len, "a checkpoint's {len} rows are not a prefix of the run's {}", rows.len());
+        if rows.len().saturating_sub(len) <= FREE_AT_ONCE_ROWS {
+            rows.truncate(len);
+        } else {
+            self.discarded_rows.push(rows.split_off(len));
+        }
+    }
+
+    /// Frees some of the events and rows cut by seeks back (one step's share).
     fn free_some_events(&mut self) {
         if let Some(events) = self.discarded_events.last_mut() {
             events.truncate(events.len().saturating_sub(FREE_EVENTS_PER_STEP));
             if events.is_empty() {
                 self.discarded_events.pop();
+            }
+        }
+        if let Some(rows) = self.discarded_rows.last_mut() {
+            rows.truncate(rows.len().saturating_sub(FREE_ROWS_PER_STEP));
+            if rows.is_empty() {
+                self.discarded_rows.pop();
             }
         }
     }
@@ -1208,14 +1276,16 @@ impl FinishedRun {
     /// failed (the comparison's own run then says the error). The session's run is the
     /// comparison's step for step: the same scenario, mode, virtual clock and step mode;
     /// `trace_calls` only adds events, never time.
-    fn of(run: &QueryRun, scenario: &Scenario, async_mode: bool) -> Option<FinishedRun> {
+    /// `wire`: the run's wire events (`DemoSession::gather_first_wire`).
+    fn of(run: &QueryRun, wire: Vec<TraceEvent>, scenario: &Scenario, async_mode: bool) -> Option<FinishedRun> {
         if !run.is_done() || matches!(run.phase, Phase::Failed(_)) || run.es.explain_only {
             return None;
         }
+        debug_assert!(wire == wire_events(&run.es.trace.events), "the wire gathered step by step is the trace's");
         Some(FinishedRun {
             async_mode,
             elapsed_ns: run.elapsed_ns(),
-            wire: wire_events(&run.es.trace.events),
+            wire,
             connections: run.es.conns.iter().map(|c| c.server.clone()).collect(),
             bound_ns: if async_mode { 0 } else { scenario.lower_bound_ns(run) },
         })
@@ -1224,7 +1294,11 @@ impl FinishedRun {
 
 /// The wire's events of a trace (`Send`, `Response`): what a comparison draws.
 fn wire_events(t: &[TraceEvent]) -> Vec<TraceEvent> {
-    t.iter().filter(|e| matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. })).cloned().collect()
+    t.iter().filter(|e| is_wire(e)).cloned().collect()
+}
+
+fn is_wire(e: &TraceEvent) -> bool {
+    matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. })
 }
 
 /// One side of a comparison: a run in progress, or one already made (the session's).
@@ -1359,9 +1433,11 @@ impl CompareJob {
     }
 }
 
-/// Trace events a step adds, about: E, X and M add 4 (a request's transition, the
-/// node calls and rows around it, a FETCH and its answer every fetch_size rows).
-const TRACE_EVENTS_PER_STEP: usize = 4;
+/// Trace events a step adds, at most about: E and C add 4 (a request's transition, the
+/// node calls and rows around it, a FETCH and its answer every fetch_size rows), D 4.3
+/// (its trace doubled by copying near its end at 64 shards with 4, a 35 ms block of
+/// the page), M, K and X 3 or less, R and H 2.
+const TRACE_EVENTS_PER_STEP: usize = 5;
 
 /// Makes room in `run`'s trace for the whole run, by [`plan_bound`]'s estimate of its
 /// steps (at most `MAX_DEMO_STEPS`): a trace that doubles by copying copied 40 MB in
@@ -2035,6 +2111,42 @@ mod tests {
         // No Nested Loop, nothing read again.
         let e = Scenario::build("E", &k(64, 4400)).unwrap();
         assert_eq!(nested_loop_reads(&e, &e.plan), 0);
+    }
+
+    /// Checkpoints keep neither the trace nor the rows, and the first run's wire is
+    /// gathered as it steps: after seeks back (a long cut of rows freed over the next
+    /// steps) and forth, before the first end and after it, the rows and the wire are
+    /// those of a run stepped straight through.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn seeks_back_cut_the_rows_and_the_first_wire_as_stepping_straight_through() {
+        let knobs = || crate::knobs::from_json(r#"{"shards":8,"rows_per_shard":3000,"fetch_size":100}"#).unwrap();
+        let mut straight = DemoSession::new("R", true, knobs()).unwrap();
+        straight.run_to_end();
+        let (all_rows, total) = (straight.run().rows.clone(), straight.steps());
+        let stepped_to = |k: usize| {
+            let mut s = DemoSession::new("R", true, knobs()).unwrap();
+            s.seek(k).unwrap();
+            s.run().rows.clone()
+        };
+        let mut s = DemoSession::new("R", true, knobs()).unwrap();
+        s.seek(total - 1).unwrap();
+        assert!(s.finished.is_none());
+        let cut = s.run().rows.len() - stepped_to(total / 4).len();
+        s.seek_some(total / 4, 0); // back to the checkpoint, no step replayed yet
+        assert!(cut > FREE_AT_ONCE_ROWS && !s.discarded_rows.is_empty(), "the cut of {cut} rows is freed step by step");
+        s.seek(total / 4).unwrap();
+        assert_eq!(s.run().rows, stepped_to(total / 4));
+        s.run_to_end();
+        assert!(s.discarded_rows.is_empty());
+        assert_eq!(s.run().rows, all_rows);
+        let wire = |s: &DemoSession| s.finished.as_ref().expect("finished").wire.clone();
+        assert_eq!(wire(&s), wire(&straight));
+        assert_eq!(wire(&s), wire_events(&s.run().es.trace.events));
+        s.seek(total / 2).unwrap();
+        assert_eq!(s.run().rows, stepped_to(total / 2));
+        s.seek(total).unwrap();
+        assert_eq!(s.run().rows, all_rows);
+        assert_eq!(wire(&s), wire(&straight), "set once, at the first end");
     }
 
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
