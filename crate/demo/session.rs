@@ -181,12 +181,11 @@ pub struct DemoSession {
     discarded_events: Vec<Vec<TraceEvent>>,
     /// Result rows cut off by seeks back, freed `FREE_ROWS_PER_STEP` per step.
     discarded_rows: Vec<Vec<Vec<crate::types::Datum>>>,
-    /// The wire's events of the run's first pass, gathered as it steps (with each one's
-    /// index in the trace, to cut them on a seek back) until it finishes: then they are
-    /// `finished`'s. Filtering the whole trace at the end was one step of 12 ms
-    /// natively (1.2 million events at 64 shards), a 35 ms block of the page.
+    /// The wire's events of the run's first pass, gathered as it steps until it
+    /// finishes: then they are `finished`'s. Filtering the whole trace at the end was
+    /// one step of 12 ms natively (1.2 million events at 64 shards). A seek back before
+    /// the end (the page records a run to its end first) starts the gathering over.
     first_wire: Vec<TraceEvent>,
-    first_wire_at: Vec<usize>,
     /// Trace events looked at for `first_wire` so far.
     first_wire_seen: usize,
     /// Each plan node's label, by node id (the plan's shape never changes).
@@ -412,7 +411,6 @@ impl DemoSession {
             discarded_events: vec![],
             discarded_rows: vec![],
             first_wire: vec![],
-            first_wire_at: vec![],
             first_wire_seen: 0,
             labels,
             printed_as,
@@ -526,14 +524,13 @@ impl DemoSession {
         if self.run.is_done() && self.total.is_none() {
             self.total = Some((self.steps, self.run.elapsed_ns()));
         }
-        if self.finished.is_none() {
+        // A built-in scenario's run only (a scenario file's EXPLAIN options may change it).
+        if self.finished.is_none() && self.explain_as.is_none() {
             self.gather_first_wire();
-        }
-        if self.run.is_done() && self.finished.is_none() {
-            let built_in = self.explain_as.is_none();
-            let wire = std::mem::take(&mut self.first_wire);
-            self.first_wire_at = Vec::new();
-            self.finished = FinishedRun::of(&self.run, wire, &self.scenario, self.async_mode).filter(|_| built_in);
+            if self.run.is_done() {
+                let wire = std::mem::take(&mut self.first_wire);
+                self.finished = FinishedRun::of(&self.run, wire, &self.scenario, self.async_mode);
+            }
         }
         if self.steps % self.checkpoint_every == 0 && self.checkpoints.last().is_none_or(|c| c.steps < self.steps) {
             self.take_checkpoint();
@@ -705,10 +702,9 @@ impl DemoSession {
     /// The wire's events the last steps added to the trace, into `first_wire`.
     fn gather_first_wire(&mut self) {
         let events = &self.run.es.trace.events;
-        for (i, e) in events.iter().enumerate().skip(self.first_wire_seen) {
+        for e in &events[self.first_wire_seen..] {
             if is_wire(e) {
                 self.first_wire.push(e.clone());
-                self.first_wire_at.push(i);
             }
         }
         self.first_wire_seen = events.len();
@@ -747,10 +743,8 @@ impl DemoSession {
         self.run.es.trace.events = trace;
         self.run.rows = rows;
         if self.finished.is_none() {
-            let kept = self.first_wire_at.partition_point(|&i| i < trace_len);
-            self.first_wire.truncate(kept);
-            self.first_wire_at.truncate(kept);
-            self.first_wire_seen = self.first_wire_seen.min(trace_len);
+            self.first_wire.clear();
+            self.first_wire_seen = 0;
         }
         self.steps = steps;
         self.step_ends.truncate(steps);
@@ -1271,12 +1265,12 @@ pub struct FinishedRun {
 }
 
 impl FinishedRun {
-    /// A session's run once done, when it is the run a comparison would make: a
-    /// built-in scenario's (a scenario file's EXPLAIN options may change the run), not
-    /// failed (the comparison's own run then says the error). The session's run is the
-    /// comparison's step for step: the same scenario, mode, virtual clock and step mode;
-    /// `trace_calls` only adds events, never time.
-    /// `wire`: the run's wire events (`DemoSession::gather_first_wire`).
+    /// A built-in scenario's session run once done (the session asks only for those: a
+    /// scenario file's EXPLAIN options may change the run), with `wire` its wire events
+    /// (`DemoSession::gather_first_wire`), when it is the run a comparison would make:
+    /// not failed (the comparison's own run then says the error). The session's run is
+    /// the comparison's step for step: the same scenario, mode, virtual clock and step
+    /// mode; `trace_calls` only adds events, never time.
     fn of(run: &QueryRun, wire: Vec<TraceEvent>, scenario: &Scenario, async_mode: bool) -> Option<FinishedRun> {
         if !run.is_done() || matches!(run.phase, Phase::Failed(_)) || run.es.explain_only {
             return None;
