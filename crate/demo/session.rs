@@ -145,7 +145,8 @@ impl ExplainStatement {
 /// A copy of the run after `steps` steps, without its trace (`trace_len` events then)
 /// and without its result rows (`rows_len` then): a restore takes both from the run it
 /// replaces, cut to those lengths (the run only appends to them). Copying the rows
-/// made each checkpoint of a join returning 144,000 rows cost up to 10 ms natively.
+/// made the checkpoints of R (a join) at 64 shards × 2,250 rows cost up to 10 ms
+/// natively, more with each one.
 struct Checkpoint {
     steps: usize,
     trace_len: usize,
@@ -1429,8 +1430,8 @@ impl CompareJob {
 
 /// Trace events a step adds, at most about: E and C add 4 (a request's transition, the
 /// node calls and rows around it, a FETCH and its answer every fetch_size rows), D 4.3
-/// (its trace doubled by copying near its end at 64 shards with 4, a 35 ms block of
-/// the page), M, K and X 3 or less, R and H 2.
+/// (with 4, its trace at 64 shards doubled near its end: 1.2 million events copied in
+/// one step), M, K and X 3 or less, R and H 2.
 const TRACE_EVENTS_PER_STEP: usize = 5;
 
 /// Makes room in `run`'s trace for the whole run, by [`plan_bound`]'s estimate of its
