@@ -199,10 +199,13 @@ setup:
 # Then the recording's steps without copies that grow with the run (2026-12-06, fourth
 # round: checkpoints without the rows, the first run's wire gathered step by step):
 # 596,708 -> 597,134 gzipped (Node's 599,090 -> 599,669; 1,413,402 raw): 331 bytes
-# under the budget. The next bytes are in larger pieces: sqlparser's printer (its
-# Display impls, ~80 KB of code before wasm-opt, in the module through some format of
-# an AST node in the shard's SQL: not yet found which; one type's Display taken out
-# of an error message was not it), serde_json (~15 KB).
+# under the budget. Then sqlparser's printer out of the page's module: its Display impls
+# (114 functions, ~80 KB of code before wasm-opt) were there for three error messages
+# that printed AST nodes (an aggregate's argument list, a RETURNING item, an array's
+# element type); they now name them by the query's text, the argument count and
+# `type_name`. Found with the page's crate compiled to LLVM IR after LTO (`-- --emit=
+# llvm-ir` on the page's cargo rustc), the functions that take a Display shim's address:
+# 597,134 -> 560,282 gzipped (Node's 599,669 -> 562,711; 1,300,740 raw).
 PKG_BUDGET_GZ := 600000
 PKG_SQL_BUDGET_GZ := 1400000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort

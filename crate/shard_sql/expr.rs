@@ -412,7 +412,8 @@ impl ExprPlanner<'_> {
             } => {
                 let at = self.position(expr).or_else(|| self.position(right)).or(position);
                 let Some(elem) = cast_target(elem_type) else {
-                    return Err(SqlError::unsupported(format!("an array of {elem_type}"), at));
+                    let elem = crate::coordinator_sql::statement::type_name(elem_type);
+                    return Err(SqlError::unsupported(format!("an array of {elem}"), at));
                 };
                 let ast::Expr::Value(Value::SingleQuotedString(text) | Value::EscapedStringLiteral(text)) =
                     expr.as_ref()
@@ -1435,7 +1436,9 @@ fn aggregate_arg(f: &Function, func: AggFunc, position: Option<usize>) -> Result
         [] if func == AggFunc::Count => {
             Err(SqlError::new("count(*) must be used to call a parameterless aggregate function", position))
         }
-        _ => Err(SqlError::new(format!("function {}({}) does not exist", name, list), position)),
+        // By count, as the other calls with too many arguments (the arguments printed
+        // by sqlparser would bring its whole printer into the page's module).
+        args => Err(SqlError::new(format!("function {name} with {} arguments does not exist", args.len()), position)),
     }
 }
 

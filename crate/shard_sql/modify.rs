@@ -117,7 +117,7 @@ pub(super) fn plan_insert(
     }
     let rel =
         super::expr::Relation { table: name.clone(), alias: None, columns: table.columns.clone(), members: vec![] };
-    let returning_cols = returning_columns(ins.returning.as_deref(), &rel, here)?;
+    let returning_cols = returning_columns(ins.returning.as_deref(), &rel, here, src)?;
     let returning = returning_cols.iter().map(|&c| rel.columns[c].clone()).collect();
     Ok(ShardStatement::Insert { table: name, targets, rows, returning, returning_cols })
 }
@@ -209,7 +209,7 @@ pub(super) fn plan_update(
         return Err(SqlError::unsupported("UPDATE … FROM", here));
     }
     let rel = modified_table(table, here, catalog)?;
-    let returning_cols = returning_columns(returning.as_deref(), &rel, here)?;
+    let returning_cols = returning_columns(returning.as_deref(), &rel, here, src)?;
     let planner = super::expr::ExprPlanner { src, rel: &rel };
     let mut sets = Vec::with_capacity(assignments.len());
     for a in assignments {
@@ -257,7 +257,7 @@ pub(super) fn plan_delete(
     };
     let rel = modified_table(table, here, catalog)?;
     let filter = plan_where(&d.selection, src, &rel)?;
-    let returning_cols = returning_columns(d.returning.as_deref(), &rel, here)?;
+    let returning_cols = returning_columns(d.returning.as_deref(), &rel, here, src)?;
     let returning = returning_cols.iter().map(|&c| rel.columns[c].clone()).collect();
     Ok(ShardStatement::Delete { table: rel.table.clone(), filter, returning, returning_cols })
 }
@@ -276,10 +276,12 @@ fn returning_columns(
     returning: Option<&[ast::SelectItem]>,
     rel: &super::expr::Relation,
     here: Option<usize>,
+    src: &Source,
 ) -> Result<Vec<usize>, SqlError> {
     let mut out = Vec::new();
     for item in returning.unwrap_or_default() {
         let ast::SelectItem::UnnamedExpr(ast::Expr::Identifier(i)) = item else {
+            let item = src.item_text(item.node_span().start).unwrap_or("an expression");
             return Err(SqlError::unsupported(format!("RETURNING {item} (only columns)"), here));
         };
         let c = rel

@@ -70,6 +70,27 @@ impl<'a> Source<'a> {
         self.position(span.start)
     }
 
+    /// The text of a list item starting at `from`: up to the next comma outside
+    /// parentheses, or the statement's end. To name it in an error as the query wrote
+    /// it: sqlparser's printer would bring its whole `Display` tree (~80 KB of code)
+    /// into the page's module, and its spans leave literals out (`a + 1` ends at `a`).
+    pub(super) fn item_text(&self, from: Location) -> Option<&'a str> {
+        let mut depth = 0usize;
+        let mut end = None;
+        for t in self.tokens_from(from) {
+            match t.token {
+                Token::LParen | Token::LBracket => depth += 1,
+                Token::RParen | Token::RBracket => depth = depth.saturating_sub(1),
+                Token::Comma if depth == 0 => break,
+                _ => {}
+            }
+            end = Some(t.span.end);
+        }
+        let (from, to) = (self.position(from)? - 1, self.position(end?)? - 1);
+        let byte = |chars: usize| self.sql.char_indices().nth(chars).map_or(self.sql.len(), |(b, _)| b);
+        self.sql.get(byte(from)..byte(to)).map(str::trim)
+    }
+
     /// PostgreSQL reports "at end of input" errors just past the last character.
     pub(super) fn end_position(&self) -> usize {
         self.nchars + 1

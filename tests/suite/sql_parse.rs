@@ -547,6 +547,14 @@ fn unknown_column() {
     assert_error("SELECT t.a FROM t x", "missing FROM-clause entry for table \"t\"", Some(8));
 }
 
+/// An aggregate called with more arguments than it takes is named with their count,
+/// as the other calls with too many arguments (not printed back by sqlparser).
+#[wasm_bindgen_test(unsupported = test)]
+fn an_aggregate_with_two_arguments() {
+    let e = error("SELECT sum(a, a) FROM t");
+    assert_eq!(e.message, "function sum with 2 arguments does not exist", "{e:?}");
+}
+
 #[wasm_bindgen_test(unsupported = test)]
 fn positions_count_characters_across_lines_and_statements() {
     assert_error("SELECT a\nFROM t\nWHERE zz = 1", "column \"zz\" does not exist", Some(23));
