@@ -34,6 +34,7 @@
 //! INSERT always names every column of the foreign table).
 
 use sqlparser::ast::{self, Statement};
+use sqlparser::keywords::Keyword;
 
 use super::node_span::NodeSpan;
 use super::source::Source;
@@ -279,9 +280,9 @@ fn returning_columns(
     src: &Source,
 ) -> Result<Vec<usize>, SqlError> {
     let mut out = Vec::new();
-    for item in returning.unwrap_or_default() {
+    for (k, item) in returning.unwrap_or_default().iter().enumerate() {
         let ast::SelectItem::UnnamedExpr(ast::Expr::Identifier(i)) = item else {
-            let item = src.item_text(item.node_span().start).unwrap_or("an expression");
+            let item = src.list_item_text(here, Keyword::RETURNING, k).unwrap_or("an expression");
             return Err(SqlError::unsupported(format!("RETURNING {item} (only columns)"), here));
         };
         let c = rel

@@ -70,25 +70,40 @@ impl<'a> Source<'a> {
         self.position(span.start)
     }
 
-    /// The text of a list item starting at `from`: up to the next comma outside
-    /// parentheses, or the statement's end. To name it in an error as the query wrote
-    /// it: sqlparser's printer would bring its whole `Display` tree (~80 KB of code)
-    /// into the page's module, and its spans leave literals out (`a + 1` ends at `a`).
-    pub(super) fn item_text(&self, from: Location) -> Option<&'a str> {
-        let mut depth = 0usize;
-        let mut end = None;
-        for t in self.tokens_from(from) {
+    /// The text of item `k` of the list after `keyword` in the statement whose first
+    /// token is at character `at` (`RETURNING a, b + 1`: item 1 is `b + 1`), split at
+    /// commas outside parentheses: an item named in an error as the query wrote it.
+    /// Neither sqlparser's printer (its whole `Display` tree, ~80 KB of code, would come
+    /// into the page's module) nor the item's span (a literal has none: `'x' || a` would
+    /// start at `a`).
+    pub(super) fn list_item_text(&self, at: Option<usize>, keyword: Keyword, k: usize) -> Option<&'a str> {
+        let first = self.tokens.iter().find(|t| at.is_some() && self.position(t.span.start) == at)?;
+        let after = self
+            .tokens_from(first.span.start)
+            .skip_while(|t| !matches!(&t.token, Token::Word(w) if w.keyword == keyword))
+            .skip(1);
+        let (mut depth, mut item, mut span) = (0usize, 0usize, None::<(Location, Location)>);
+        for t in after {
             match t.token {
+                Token::Comma if depth == 0 => {
+                    if item == k {
+                        break;
+                    }
+                    item += 1;
+                    continue;
+                }
                 Token::LParen | Token::LBracket => depth += 1,
                 Token::RParen | Token::RBracket => depth = depth.saturating_sub(1),
-                Token::Comma if depth == 0 => break,
                 _ => {}
             }
-            end = Some(t.span.end);
+            if item == k {
+                span = Some((span.map_or(t.span.start, |s| s.0), t.span.end));
+            }
         }
-        let (from, to) = (self.position(from)? - 1, self.position(end?)? - 1);
+        let (from, to) = span?;
+        let (from, to) = (self.position(from)? - 1, self.position(to)? - 1);
         let byte = |chars: usize| self.sql.char_indices().nth(chars).map_or(self.sql.len(), |(b, _)| b);
-        self.sql.get(byte(from)..byte(to)).map(str::trim)
+        self.sql.get(byte(from)..byte(to))
     }
 
     /// PostgreSQL reports "at end of input" errors just past the last character.

@@ -32,7 +32,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, BIN, PKG, startServer, launchBrowser, newPage, waitReady, watchLongTasks, waitDrawn, waitFinished } from './lib.mjs';
+import { ROOT, BIN, PKG, startServer, launchBrowser, newPage, waitReady, watchLongTasks, longTasksDuring, waitDrawn, waitFinished } from './lib.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 50);
 const SCAN_ROWS = 1_000_000; // scenario::SCAN_ROWS, SCAN_WARMUP, SCAN_RUNS (crate/scenario.rs)
@@ -203,27 +203,8 @@ async function main() {
     const heavy = await newPage(browser, errors);
     await watchLongTasks(heavy);
     const blocks = [];
-    // A load's tasks before the page's first paint (the browser's start of the document:
-    // its parse, the first style, layout and paint) are counted apart: nothing is on
-    // screen yet to freeze.
-    const block = async (what, f, page = heavy) => {
-      await page.evaluate(() => {
-        if (!window.__longTasks) return;
-        window.__longTasks.length = 0;
-        window.__longTaskStarts.length = 0;
-      });
-      const t = Date.now();
-      await f();
-      await page.waitForTimeout(300);
-      const { tasks, starts, painted } = await page.evaluate(() => ({
-        tasks: window.__longTasks.slice(),
-        starts: window.__longTaskStarts.slice(),
-        painted: performance.getEntriesByName('first-paint')[0]?.startTime ?? 0,
-      }));
-      const after = tasks.filter((_, i) => starts[i] >= painted);
-      const before = tasks.filter((_, i) => starts[i] < painted);
-      blocks.push({ what, longest: Math.max(0, ...after), n: after.length, before: Math.max(0, ...before), ms: Date.now() - t });
-    };
+    // A load's tasks before the page's first paint are counted apart (`longTasksDuring`).
+    const block = async (what, f, page = heavy) => blocks.push({ what, ...(await longTasksDuring(page, f)) });
     const idle = () => heavy.waitForFunction(() => document.querySelector('[data-testid=busy]').hidden, null, { timeout: 120000 });
     await block('load', async () => {
       await heavy.goto(server.url + '?scenario=E&shards=64&rows=4400&fetch=100&rtt=10000');

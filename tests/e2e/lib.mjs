@@ -168,6 +168,31 @@ export async function watchLongTasks(page) {
 }
 
 /**
+ * Runs `f` and gives the longest main-thread task over 50 ms it caused (`watchLongTasks`
+ * on `page`), and how many: those after the page's first paint apart from those before
+ * it (the document's parse, first style, layout and paint: nothing on screen yet to
+ * freeze). `{ longest, n, before, ms }`, `ms` the wall time of `f` and the wait after it.
+ */
+export async function longTasksDuring(page, f) {
+  await page.evaluate(() => {
+    if (!window.__longTasks) return;
+    window.__longTasks.length = 0;
+    window.__longTaskStarts.length = 0;
+  });
+  const t0 = Date.now();
+  await f();
+  await page.waitForTimeout(300); // let the last task finish and be reported
+  const { tasks, starts, painted } = await page.evaluate(() => ({
+    tasks: window.__longTasks.slice(),
+    starts: window.__longTaskStarts.slice(),
+    painted: performance.getEntriesByName('first-paint')[0]?.startTime ?? 0,
+  }));
+  const after = tasks.filter((_, i) => starts[i] >= painted);
+  const before = tasks.filter((_, i) => starts[i] < painted);
+  return { longest: Math.max(0, ...after), n: after.length, before: Math.max(0, ...before), ms: Date.now() - t0 };
+}
+
+/**
  * Waits until every panel of the page shows one step (`body[data-drawn-step]`, set by
  * web/main.js at the end of a render, of its last stage when split) and that step is
  * `step` (or above `above`, below `below`); resolves with it. Wait on this, not on the

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks, waitDrawn, waitFinished, waitSettled } from './lib.mjs';
+import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks, longTasksDuring, waitDrawn, waitFinished, waitSettled } from './lib.mjs';
 import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
 import { checkPanels } from './panels.mjs'; // issue 10: panels agree, export, 16-shard labels, pipeline untick
 import { checkPlanOnly, checkParamNestLoopPruned } from './planonly.mjs'; // issue 23: EXPLAIN without ANALYZE, never executed children
@@ -374,25 +374,10 @@ async function checkResponsiveness(browser, server) {
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   await watchLongTasks(page);
   const figures = [];
-  // A load's tasks before the page's first paint (the document's parse, first style,
-  // layout and paint: nothing on screen yet to freeze) are counted apart, as bench.mjs does.
+  // A load's tasks before the page's first paint are counted apart (`longTasksDuring`).
   const measure = async (what, f) => {
-    await page.evaluate(() => {
-      if (!window.__longTasks) return;
-      window.__longTasks.length = 0;
-      window.__longTaskStarts.length = 0;
-    });
-    const t0 = Date.now();
-    await f();
-    await page.waitForTimeout(300); // let the last task finish and be reported
-    const { tasks, starts, painted } = await page.evaluate(() => ({
-      tasks: window.__longTasks.slice(),
-      starts: window.__longTaskStarts.slice(),
-      painted: performance.getEntriesByName('first-paint')[0]?.startTime ?? 0,
-    }));
-    const after = tasks.filter((_, i) => starts[i] >= painted);
-    const before = tasks.filter((_, i) => starts[i] < painted);
-    figures.push({ what, longest: Math.max(0, ...after), over50: after.length, before: Math.max(0, ...before), wall: Date.now() - t0 });
+    const { longest, n, before, ms } = await longTasksDuring(page, f);
+    figures.push({ what, longest, over50: n, before, wall: ms });
   };
   const idle = () => page.waitForFunction(() => document.querySelector('[data-testid=busy]').hidden, null, { timeout: 120000 });
   for (const [name, query] of [

@@ -707,3 +707,23 @@ fn text_functions_and_like_operators() {
     assert_eq!(columns, vec![col("?column?", ColType::Text), col("substr", ColType::Text)]);
     assert!(error("SELECT a FROM t WHERE a LIKE 'x'").message.contains("operator does not exist"));
 }
+
+/// A RETURNING item other than a column is named as the query wrote it (the item
+/// between commas, literals included: sqlparser's spans leave them out), however long.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_returning_item_is_named_as_written() {
+    for (sql, item) in [
+        ("DELETE FROM t WHERE a = 1 RETURNING a, 'x' || a, 1", "'x' || a"),
+        ("DELETE FROM t WHERE a = 1 RETURNING 1", "1"),
+        ("INSERT INTO t (a) VALUES (1) RETURNING a, (a, 2), s", "(a, 2)"),
+    ] {
+        assert_eq!(
+            error(sql).message,
+            format!("unsupported in a shard query: RETURNING {item} (only columns)"),
+            "{sql}"
+        );
+    }
+    let args = vec!["1"; 10_000].join(", ");
+    let e = error(&format!("DELETE FROM t WHERE a = 1 RETURNING f({args})"));
+    assert_eq!(e.message, format!("unsupported in a shard query: RETURNING f({args}) (only columns)"));
+}
