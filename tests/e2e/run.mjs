@@ -412,6 +412,7 @@ async function checkResponsiveness(browser, server) {
         await waitDrawn(page, { step: Math.floor(total / 2) - i - 1 }, 60000);
       }
     });
+    await checkWireSteppedBack(page, name, total);
     await measure(`${name}: run to the end`, async () => {
       await page.click('[data-testid=to-end]');
       await idle();
@@ -439,6 +440,55 @@ async function checkResponsiveness(browser, server) {
   const kShards = await page.evaluate(() => window.pgasync.session.snapshot(0xffffffff).connections.length);
   check('a Nested Loop that would read 45 M inner rows: refused with the reason (the defaults run instead)', /Nested Loop would read up to 45056000 inner rows/.test(kBanner) && /replaced by the defaults/.test(kBanner) && kShards === 4, kBanner);
   await context.close();
+}
+
+/**
+ * The wire inspector updates its list in place on a step back (render/wire.js
+ * `stepBack`); here it must equal the list rebuilt from scratch (the "all" tab rebuilds
+ * it): after the 5 steps back at mid-run, and, when the page keeps only the start of the
+ * trace (a long run: the "messages after … are not kept" note), on each step back
+ * across the last step the kept trace holds.
+ */
+async function checkWireSteppedBack(page, name, total) {
+  const inPlaceIsRebuilt = () =>
+    page.evaluate(() => {
+      const list = document.querySelector('[data-testid=wire]');
+      const inPlace = list.innerHTML;
+      document.querySelector('[data-testid=wire-tab-all]').click();
+      return { same: list.innerHTML === inPlace, tail: !!list.querySelector('.wire-tail'), lines: list.querySelectorAll('[data-testid=wire-line]').length };
+    });
+  const mid = await inPlaceIsRebuilt();
+  check(`${name}: after the steps back, the wire list is the rebuilt one (${mid.lines} lines, past the kept trace: ${mid.tail})`, mid.same && mid.lines > 0, JSON.stringify(mid));
+  // The first step whose events the page did not keep (none: the whole trace is kept).
+  const cut = await page.evaluate(() => {
+    const rec = window.pgasync.recording;
+    if (rec.complete) return null;
+    let lo = 0;
+    let hi = rec.totalSteps; // hasStep(lo), !hasStep(hi)
+    while (hi - lo > 1) {
+      const m = (lo + hi) >> 1;
+      if (rec.hasStep(m)) lo = m;
+      else hi = m;
+    }
+    return hi;
+  });
+  if (cut === null || cut + 2 >= total) return;
+  await page.$eval('[data-testid=scrub]', (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input'));
+  }, cut + 2);
+  await waitDrawn(page, { step: cut + 2 }, 120000);
+  const seen = [];
+  for (let step = cut + 1; step >= cut - 2; step--) {
+    await page.click('[data-testid=step-back]');
+    await waitDrawn(page, { step }, 60000);
+    seen.push({ step, ...(await inPlaceIsRebuilt()) });
+  }
+  check(
+    `${name}: stepping back across the end of the kept trace (step ${cut}), the wire list is the rebuilt one at each step, its note gone before the end`,
+    seen.every((s) => s.same) && seen[0].tail && !seen[seen.length - 1].tail,
+    JSON.stringify(seen),
+  );
 }
 
 /**
