@@ -13,7 +13,7 @@ import { WireInspector } from './render/wire.js';
 import { renderRows, renderExplain, explainRaw } from './render/results.js';
 import { transitionsIn, recordedTransitions } from './render/traceview.js';
 import { SqlEditor } from './render/sqleditor.js';
-import { fmtInt, fmtMs, setText } from './render/util.js';
+import { fmtInt, fmtMs, setText, flattenPlan } from './render/util.js';
 import { installWorkshop } from './workshop.js'; // lessons, run to, narration history (issue 10)
 import { installExportMenu } from './render/export.js'; // trace, EXPLAIN, timeline files (issue 10)
 import { installProjector } from './render/projector.js'; // large text, a panel full screen (issue 10)
@@ -36,8 +36,19 @@ const FIRST_SLICE_MS = 12;
  * 2 ms), called until a slice's SLICE_MS is spent.
  */
 const DATA_ROWS = 8192;
-/** Past this many connections, a new run's timeline is drawn in a frame of its own (`install`). */
-const WIDE_CONNECTIONS = 24;
+/**
+ * Past this many connections or plan nodes, a new run is wide: its timeline is drawn in
+ * a frame of its own and its first render in stages (`install`). D's 64 shards share
+ * one connection, but its plan has 66 nodes and its timeline 64 request lanes.
+ */
+const WIDE_RUN = 24;
+/** Whether the run on screen is wide (`WIDE_RUN`; set by `install`). */
+let wideRun = false;
+/**
+ * Steps past which a move is a jump (`inFrames`): a step back or a held key moves a
+ * few steps, and the render after it changes a few lines.
+ */
+const JUMP_STEPS = 32;
 /** While running, the result rows and EXPLAIN text are redrawn at most this often (ms). */
 const SLOW_PANEL_MS = 250;
 const $ = (id) => document.getElementById(id);
@@ -450,7 +461,8 @@ async function install(next, rec, c) {
   // frame of its own, and the plan and the other panels in the next ones (`render`'s
   // stages): in one frame the browser's layout and paint of them all was the load's
   // longest block.
-  const wide = rec.connections.length > WIDE_CONNECTIONS;
+  const wide = Math.max(rec.connections.length, flattenPlan(snap.plan).length) > WIDE_RUN;
+  wideRun = wide;
   await (wide ? nextFrame() : nextSlice());
   wire.setRecording(rec);
   await nextSlice();
@@ -673,7 +685,7 @@ function render({ urlNow = !running, full = !running, split = false, snap: made 
   let passed = null;
   if (snap.step > 0) passed = fromRecording ? recordedTransitions(recording, recording.stepStart(snap.step), snap.trace_len) : transitionsIn(snap.trace, 0, Infinity);
   mark('snapshot+status');
-  planView.update(snap, passed);
+  planView.update(snap, passed, { staged: split });
   mark('plan');
   timeline.update(snap.time_ns);
   mark('timeline');
@@ -705,14 +717,18 @@ function render({ urlNow = !running, full = !running, split = false, snap: made 
   // workshop's panels. At 64 shards, after a jump, each of these is tens of ms of work
   // and of layout: with the status, plan and timeline they made one frame the seek's
   // longest block (and the event loop and the wire inspector together, the next one's).
-  if (split)
-    return () => {
+  // A new wide plan is drawn in stages too (`PlanView.drawMore`), before those.
+  if (split) {
+    const others = () => {
       loop();
       return () => {
         wireNow();
         return rest;
       };
     };
+    const planRows = () => (planView.drawMore() ? planRows : others);
+    return planView.undrawn() ? planRows : others;
+  }
   loop();
   wireNow();
   rest();
@@ -835,6 +851,7 @@ function inFrames(work, label, then = () => {}) {
     if (session) render();
   };
   let done = false;
+  const from = s.step();
   try {
     const t0 = performance.now();
     while (!done && performance.now() - t0 < FIRST_SLICE_MS) done = work();
@@ -842,14 +859,18 @@ function inFrames(work, label, then = () => {}) {
     failed(e);
     return;
   }
-  if (done) return finish();
+  // A jump in a wide run changes every panel: even when the model's work fit in this
+  // slice, its render is drawn in stages from the next task on, as after a long one
+  // (M at 64 shards: a seek from a checkpoint takes a few ms, and the whole render
+  // after it was one task of ~40 ms).
+  if (done && !(wideRun && Math.abs(s.step() - from) > JUMP_STEPS)) return finish();
   seeking = true;
   setDrawn(null);
   // The rest from the next task on: inSlices runs its first slice at once, which made
   // this task two slices long (50 ms of model work before the page could answer).
   showBusy(label(s));
   nextSlice()
-    .then(() => s === session && inSlices(work, { progress: () => progressBusy(label(s)), cancelled: () => s !== session }))
+    .then(() => s === session && (done || inSlices(work, { progress: () => progressBusy(label(s)), cancelled: () => s !== session })))
     .then(async (ok) => {
       await nextSlice(); // the render in a task of its own
       if (ok && s === session) {

@@ -58,9 +58,11 @@ export function renderComparePlot(plot, { runs, connections, bound = null, testi
   drawAxis(root, L.x, L.x0, L.x1, L.axisY, L.maxNs, L.top - 4);
   runs.forEach((run, gi) => root.append(drawRun(run, lanes[gi], L.top + gi * L.groupH, connections, L)));
   const label = bound ? drawBound(bound, L) : null;
-  if (label) root.append(label.g);
+  if (label) {
+    root.append(label.g);
+    placeBoundLabel(label, L, plot);
+  }
   plot.replaceChildren(root);
-  if (label) placeBoundLabel(label, L);
 }
 
 /** The line above the plot: both totals, the gain, the limit and the verdict. */
@@ -142,15 +144,36 @@ function drawBound({ ns, limitPct }, { x, top, axisY }) {
 }
 
 /**
+ * The width of `text`, an svg text element of a plot not yet in the page, measured in a
+ * small hidden svg of the plot's kind put in `plot` for the time it takes: the browser
+ * lays out that one element. Measured in the new plot once it was in the page, it laid
+ * out the whole plot inside the comparison's task (at 64 shards ~1,000 elements: half
+ * the task), which the browser does in its own frame anyway.
+ */
+function measureAlone(text, plot) {
+  const home = text.parentNode;
+  const next = text.nextSibling;
+  const probe = svg('svg', { class: 'compare-svg', width: 0, height: 0, style: 'position:absolute;visibility:hidden' });
+  probe.append(text);
+  plot.append(probe);
+  try {
+    return text.getBBox().width;
+  } finally {
+    probe.remove();
+    home.insertBefore(text, next);
+  }
+}
+
+/**
  * Puts the bound's label where it fits whole, measured once drawn: right of the line,
  * else left of it, else as far as the drawing allows, on a white backing so the dashed
  * line never runs through its words (fetch size 1: the bound near the left edge, a long
  * label).
  */
-function placeBoundLabel({ text, back, bx, words }, { W }) {
+function placeBoundLabel({ text, back, bx, words }, { W }, plot) {
   const width = () => {
     try {
-      return text.getBBox().width;
+      return measureAlone(text, plot);
     } catch {
       return text.textContent.length * 7.2;
     }

@@ -21,6 +21,11 @@ const PASSED_H = 16;
 const BUS_W = 12;
 const GAP = 8;
 const MAX_PASSED_LINES = 2;
+/**
+ * Rows a stage of a staged drawing adds (`PlanView.update(…, {staged})`): a 64-shard
+ * plan's ~1,400 elements in one frame were its first render's longest block.
+ */
+const ROWS_PER_STAGE = 16;
 
 function isForeign(n) {
   return /Foreign/.test(n.node_type) || n.requests > 0 || n.round_trips > 0;
@@ -195,27 +200,20 @@ function drawNodeLabel(p) {
 }
 
 /**
- * The requests, in the column right of the boxes: on each requestee's row its chips top
- * to bottom, each wired from its requestor. Returns the layer and, by request id, the
- * parts a step changes.
+ * The requests of one requestee's row `p`, in the column right of the boxes: its chips
+ * top to bottom, each wired from its requestor, into `layer`; each one's parts a step
+ * changes go into `views` by request id. `drawnBus`: the requestors whose bus is drawn.
  */
-function drawRequests(pos, W, boxRight) {
-  const cols = { busX: W - PAD - 2, chipX: boxRight + GAP + 6 };
-  const layer = svg('g', { class: 'requests' });
-  const views = new Map();
-  const drawnBus = new Set();
-  for (const p of pos.values()) {
-    let cy = p.y;
-    for (const r of p.reqs) {
-      // The requestee as PostgreSQL names it: the Foreign Scan a folded Result belongs to.
-      const named = p.n.printed_as != null ? (pos.get(p.n.printed_as)?.n ?? p.n) : p.n;
-      const { g, view } = drawRequest(r, p, pos.get(r.requestor), cy, cols, drawnBus, named);
-      layer.append(g);
-      views.set(r.id, view);
-      cy += CHIP_H + p.passedLines * (PASSED_H + 2) + 4;
-    }
+function drawRowRequests(p, pos, cols, drawnBus, layer, views) {
+  let cy = p.y;
+  for (const r of p.reqs) {
+    // The requestee as PostgreSQL names it: the Foreign Scan a folded Result belongs to.
+    const named = p.n.printed_as != null ? (pos.get(p.n.printed_as)?.n ?? p.n) : p.n;
+    const { g, view } = drawRequest(r, p, pos.get(r.requestor), cy, cols, drawnBus, named);
+    layer.append(g);
+    views.set(r.id, view);
+    cy += CHIP_H + p.passedLines * (PASSED_H + 2) + 4;
   }
-  return { layer, views };
 }
 
 /**
@@ -293,6 +291,7 @@ export class PlanView {
   invalidate() {
     this.key = null;
     this.width = 0;
+    this.layout = null;
   }
 
   /**
@@ -300,8 +299,11 @@ export class PlanView {
    * entered during the current step besides the one it is in now (the secondary cue:
    * a step can take a request through several states, e.g. Complete then Callback
    * pending again when the next batch is already buffered).
+   * `staged`: a new layout draws its first ROWS_PER_STAGE rows only, and `drawMore`
+   * the others, a stage at a time (a wide plan's first drawing); an update that is not
+   * staged draws whatever rows are still missing first.
    */
-  update(snap, passed) {
+  update(snap, passed, { staged = false } = {}) {
     // The width is read only when the layout is (re)built: reading it on every step
     // would force a layout of the page in the middle of the render.
     if (!this.width) {
@@ -315,36 +317,64 @@ export class PlanView {
     const shown = { planOnly: !!snap.plan_only, estimates: rows.some((r) => r.node.estimate) };
     const key = `${shapeKey(rows, requests, this.width, shown)}|${this.scale}`;
     if (key !== this.key) {
-      this.build(rows, requests, snap, shown);
+      this.build(rows, requests, shown);
       this.key = key;
-    }
-    this.apply(rows, requests, snap, passed, shown);
+      this.drawRows(staged ? ROWS_PER_STAGE : Infinity);
+    } else if (!staged) this.drawRows(Infinity);
+    this.shows = [rows, requests, snap, passed, shown];
+    this.apply(...this.shows);
+  }
+
+  /** Rows of the layout not drawn yet (a staged drawing under way). */
+  undrawn() {
+    return this.layout ? this.layout.boxes.length - this.layout.drawn : 0;
   }
 
   /**
-   * Draws the tree and its requests from scratch; keeps the elements a step changes in
-   * `this.nodes` and `this.requests` for `apply`.
+   * The next stage of a staged drawing: ROWS_PER_STAGE more rows, showing what the last
+   * `update` showed. True while rows remain.
    */
-  build(rows, requests, snap, shown) {
+  drawMore() {
+    if (!this.undrawn()) return false;
+    this.drawRows(ROWS_PER_STAGE);
+    this.apply(...this.shows);
+    return this.undrawn() > 0;
+  }
+
+  /**
+   * Lays the tree out and draws what does not depend on the rows drawn: the svg at its
+   * full size (so rows drawn later change no size: the browser lays out only what they
+   * add), the arrowheads and the edges, and the layers the rows' boxes and requests go
+   * into (`drawRows`), the boxes under the requests. `this.nodes` and `this.requests`
+   * keep the elements a step changes, for `apply`.
+   */
+  build(rows, requests, shown) {
     const W = this.width;
     const { pos, H, boxRight } = layoutTree(rows, requests, W, shown);
     const k = this.scale ?? 1;
     const root = svg('svg', { width: W * k, height: H * k, viewBox: `0 0 ${W} ${H}`, class: 'plan-svg', role: 'img', 'aria-label': 'plan tree', 'data-scale': k });
     // Edges first, so the boxes are drawn over their ends.
-    root.append(arrowMarkers(), drawEdges(rows, pos));
+    const boxLayer = svg('g', { class: 'plan-boxes' });
+    const requestLayer = svg('g', { class: 'requests' });
+    root.append(arrowMarkers(), drawEdges(rows, pos), boxLayer, requestLayer);
     this.nodes = new Map();
-    for (const p of pos.values()) {
-      const v = drawNodeBox(p);
-      root.append(v.g);
-      this.nodes.set(p.n.id, v);
-    }
     this.requests = new Map();
-    if (requests.length > 0) {
-      const { layer, views } = drawRequests(pos, W, boxRight);
-      root.append(layer);
-      this.requests = views;
-    }
+    const cols = { busX: W - PAD - 2, chipX: boxRight + GAP + 6 };
+    this.layout = { pos, boxes: [...pos.values()], drawn: 0, cols, drawnBus: new Set(), boxLayer, requestLayer };
     this.container.replaceChildren(root);
+  }
+
+  /** Draws the next `n` rows of the layout: each one's box and the requests to it. */
+  drawRows(n) {
+    const l = this.layout;
+    const end = Math.min(l.boxes.length, l.drawn + n);
+    for (; l.drawn < end; l.drawn++) {
+      const p = l.boxes[l.drawn];
+      const v = drawNodeBox(p);
+      l.boxLayer.append(v.g);
+      this.nodes.set(p.n.id, v);
+      drawRowRequests(p, l.pos, l.cols, l.drawnBus, l.requestLayer, this.requests);
+    }
   }
 
   apply(rows, requests, snap, passed, shown) {
