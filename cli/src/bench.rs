@@ -72,7 +72,7 @@ pub const ABOUT_LINE: &str =
     "Every scenario in sync and async mode: a row per scenario, behaviour and fetch size (--live: on real PostgreSQL)";
 pub const USAGE: &str = "pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--queries N] [--format table|tsv]
               [--profile FILE] [KNOBS]
-pgasync bench --local
+pgasync bench --local [--rows 1000000]
 pgasync bench --live [--rows 30000] [--delay-ms 0,2,10] [--fetch-size 100,1000] [--runs 3]
               [--format table|tsv] [--dir DIR] [--profile FILE]";
 pub const ABOUT: &str = "one row per scenario, behaviour and fetch size (100, 200, 1000 unless --fetch-size);
@@ -81,7 +81,10 @@ without --behaviour or a behaviour knob, each scenario runs as pg15 and as impro
 --format tsv prints only the table on stdout, the other lines on stderr; KNOBS but --offset/--limit;
 --profile FILE: knobs from a JSON file (pgasync calibrate writes one); flags override it;
 the last line is the local throughput (SeqScan + sum over 1,000,000 local rows, natively: the
-median and best of 30 runs after 10 untimed; bench --local prints only it, with each run's time)
+median and best of 30 runs after 10 untimed; bench --local prints only it, with each run's time;
+bench --local --rows N: a table of N rows, 1000 to 1000000 dividing 1000000, scanned
+1000000/N times a run, e.g. 100000: 4.8 MB, in the CPU's caches, where the memory's own speed
+does not count)
 bench --live: 4 shard clusters and a coordinator under DIR (a fresh temporary folder), E and D
 loaded, a delay proxy per shard (half of --delay-ms each way); per scenario, delay and fetch
 size the median Execution Time of the real coordinator (postgres_fdw, async_capable off/on)
@@ -100,7 +103,7 @@ pub struct Flags {
     /// Real PostgreSQL shards and coordinator, side by side with pgasync (bench --live)
     #[arg(long)]
     pub live: bool,
-    /// Only the local throughput (SeqScan + sum over 1,000,000 rows): each timed run's ms, the median and best
+    /// Only the local throughput (SeqScan + sum over 1,000,000 rows; --rows N: a table of N scanned 1,000,000/N times a run): each timed run's ms, the median and best
     #[arg(long)]
     pub local: bool,
     /// Async beyond Append against pg15: gains on R, K, pf0, pf1 at 0, 2, 10 ms, and the real-clock overhead on local plans (t0, pl, nested loops)
@@ -199,7 +202,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     for r in rows.iter().filter(|r| r.scenario == "M") {
         note(o.format, &merge_summary(r));
     }
-    note(o.format, &local_throughput()?.summary());
+    note(o.format, &local_throughput(SCAN_ROWS)?.summary());
     Ok(())
 }
 
@@ -209,14 +212,15 @@ pub fn run(a: Flags) -> Result<(), CliError> {
 /// of it, native or wasm, measures the same work.
 fn local(a: Flags) -> Result<(), CliError> {
     let own = ["designs", "clock", "scenarios", "queries", "format", "profile", "delay-ms", "runs", "dir"];
-    if let Some(flag) = a.first_refused(&own, |_| true) {
+    if let Some(flag) = a.first_refused(&own, |s| s.cli != "rows") {
         return Err(CliError::Usage(format!(
-            "--{flag} is not bench --local's (its scan, 1,000,000 rows and {} + {} runs, is fixed)",
+            "--{flag} is not bench --local's (its scan, 1,000,000 rows a run and {} + {} runs, is fixed; \
+             --rows sets the table's size)",
             pgasync::scenario::SCAN_WARMUP,
             pgasync::scenario::SCAN_RUNS
         )));
     }
-    let t = local_throughput()?;
+    let t = local_throughput(local_rows(a.knobs.get("rows"))?)?;
     let ms = |v: &[f64]| v.iter().map(|s| format!("{:.3}", s * 1e3)).collect::<Vec<_>>().join(" ");
     println!("local scan runs (ms): {}", ms(&t.secs));
     println!("local scan runs, CPU (ms): {}", ms(&t.cpu_secs));
@@ -467,11 +471,29 @@ fn bench_merge(knobs: &Knobs, queries: usize, real: bool) -> Result<Row, CliErro
     Ok(row_of(&s, sync_ns / q, async_ns / q, gain_pct(bound_ns as f64, virt_sync_ns as f64)))
 }
 
+/// `bench --local --rows N`: the table's rows, which divide `SCAN_ROWS` (a run scans
+/// `SCAN_ROWS` rows whatever the table's size, so the figures compare). A table small
+/// enough to stay in the CPU's caches measures the code alone: on a shared machine a
+/// 48 MB table's speed depends on where its memory lies (a plain JavaScript read of
+/// 48 MB, the same code, took 2.2 to 5.3 ms from one allocation to the next).
+fn local_rows(given: Option<&str>) -> Result<usize, CliError> {
+    let Some(text) = given else { return Ok(SCAN_ROWS) };
+    match text.parse::<usize>() {
+        Ok(n) if (1000..=SCAN_ROWS).contains(&n) && SCAN_ROWS % n == 0 => Ok(n),
+        _ => Err(CliError::Usage(format!(
+            "--rows {text}: bench --local takes 1000 to {SCAN_ROWS} rows, a divisor of {SCAN_ROWS} \
+             (each run scans {SCAN_ROWS} rows: the table {SCAN_ROWS}/N times)"
+        ))),
+    }
+}
+
 /// The timed runs of the local throughput probe (`scenario::LocalScan`): each run's
-/// wall time and the CPU time of the thread that ran it, in seconds.
+/// wall time and the CPU time of the thread that ran it, in seconds; `table`: the rows
+/// of the table each run scans `SCAN_ROWS / table` times.
 struct Throughput {
     secs: Vec<f64>,
     cpu_secs: Vec<f64>,
+    table: usize,
 }
 
 impl Throughput {
@@ -481,8 +503,13 @@ impl Throughput {
         let rate = |s: f64| SCAN_ROWS as f64 / s / 1e6;
         let (best, median, worst) = (v[0], v[v.len() / 2], v[v.len() - 1]);
         let cpu = self.cpu_secs.iter().sum::<f64>() / self.cpu_secs.len() as f64;
+        let table = if self.table == SCAN_ROWS {
+            String::new()
+        } else {
+            format!(" (a table of {} scanned {} times)", self.table, SCAN_ROWS / self.table)
+        };
         format!(
-            "local throughput (SeqScan + sum over 1,000,000 rows, native): median {:.1} M rows/s, best {:.1} \
+            "local throughput (SeqScan + sum over 1,000,000 rows{table}, native): median {:.1} M rows/s, best {:.1} \
              ({} runs after {} untimed; {:.2}-{:.2} ms a run, {:.2} ms of CPU on average)",
             rate(median),
             rate(best),
@@ -496,22 +523,29 @@ impl Throughput {
 }
 
 /// SeqScan + sum over `SCAN_ROWS` local rows, natively: `SCAN_WARMUP` untimed runs,
-/// then `SCAN_RUNS` timed, each a whole `LocalScan::run` (the page times the same call
-/// in wasm the same way). The CPU time beside the wall time: on a shared machine a run
-/// may wait for a core, which its wall time counts and its CPU time does not.
-fn local_throughput() -> Result<Throughput, CliError> {
-    let scan = LocalScan::new(SCAN_ROWS).map_err(CliError::Failed)?;
+/// then `SCAN_RUNS` timed, each whole `LocalScan::run`s over a table of `table` rows,
+/// `SCAN_ROWS / table` of them (the page times the same calls in wasm the same way).
+/// The CPU time beside the wall time: on a shared machine a run may wait for a core,
+/// which its wall time counts and its CPU time does not.
+fn local_throughput(table: usize) -> Result<Throughput, CliError> {
+    let scan = LocalScan::new(table).map_err(CliError::Failed)?;
+    let one_run = || -> Result<(), CliError> {
+        for _ in 0..SCAN_ROWS / table {
+            scan.run().map_err(CliError::Failed)?;
+        }
+        Ok(())
+    };
     for _ in 0..SCAN_WARMUP {
-        scan.run().map_err(CliError::Failed)?;
+        one_run()?;
     }
     let (mut secs, mut cpu_secs) = (Vec::with_capacity(SCAN_RUNS), Vec::with_capacity(SCAN_RUNS));
     for _ in 0..SCAN_RUNS {
         let (t, c) = (Instant::now(), thread_cpu_secs());
-        scan.run().map_err(CliError::Failed)?;
+        one_run()?;
         cpu_secs.push(thread_cpu_secs() - c);
         secs.push(t.elapsed().as_secs_f64());
     }
-    Ok(Throughput { secs, cpu_secs })
+    Ok(Throughput { secs, cpu_secs, table })
 }
 
 /// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in seconds.

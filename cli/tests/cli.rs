@@ -82,21 +82,35 @@ fn bench_with_no_rows_prints_finite_figures() {
     assert!(!low.contains("nan") && !low.contains("inf"), "{out}{err}");
 }
 
+/// The count of numbers (ms) on `out`'s line starting with `head`.
+fn runs_in(out: &str, head: &str) -> usize {
+    let line = out.lines().find(|l| l.starts_with(head)).unwrap_or_else(|| panic!("no {head:?} in {out}"));
+    line[head.len()..].split_whitespace().map(|x| x.parse::<f64>().expect("a number of ms")).count()
+}
+
 /// `bench --local`: the local throughput probe alone, every timed run's wall and CPU
-/// time (what the page's bench reads), the summary; its size and runs are fixed, so any
-/// other flag is refused rather than ignored. (No figure is checked: times are not.)
+/// time (what the page's bench reads), the summary; its runs are fixed and --rows only
+/// sizes its table, so any other flag is refused rather than ignored. (No figure is checked: times are not.)
 #[test]
 fn bench_local_prints_each_run_and_takes_no_other_flag() {
     let (code, out, err) = pgasync(&["bench", "--local"]);
     assert_eq!(code, 0, "{out}{err}");
-    let runs = |head: &str| -> Vec<f64> {
-        let line = out.lines().find(|l| l.starts_with(head)).unwrap_or_else(|| panic!("no {head:?} in {out}"));
-        line[head.len()..].split_whitespace().map(|x| x.parse().expect("a number of ms")).collect()
-    };
-    assert_eq!(runs("local scan runs (ms):").len(), pgasync::scenario::SCAN_RUNS, "{out}");
-    assert_eq!(runs("local scan runs, CPU (ms):").len(), pgasync::scenario::SCAN_RUNS, "{out}");
+    assert_eq!(runs_in(&out, "local scan runs (ms):"), pgasync::scenario::SCAN_RUNS, "{out}");
+    assert_eq!(runs_in(&out, "local scan runs, CPU (ms):"), pgasync::scenario::SCAN_RUNS, "{out}");
     assert!(out.contains("local throughput (SeqScan + sum over 1,000,000 rows, native): median"), "{out}");
-    for flag in [&["--rows", "5"][..], &["--scenarios", "A"], &["--format", "tsv"], &["--pipeline"]] {
+    // --rows: the table's size, each run still 1,000,000 rows; a size that does not
+    // divide them, or out of range, is refused.
+    let (code, out, err) = pgasync(&["bench", "--local", "--rows", "100000"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(runs_in(&out, "local scan runs (ms):"), pgasync::scenario::SCAN_RUNS, "{out}");
+    let table = "local throughput (SeqScan + sum over 1,000,000 rows (a table of 100000 scanned 10 times), native)";
+    assert!(out.contains(table), "{out}");
+    for rows in ["5", "300000", "2000000", "x"] {
+        let (code, _, err) = pgasync(&["bench", "--local", "--rows", rows]);
+        assert_eq!(code, 2, "--rows {rows}: {err}");
+        assert!(err.contains(&format!("--rows {rows}: bench --local takes 1000 to 1000000 rows")), "{err}");
+    }
+    for flag in [&["--fetch-size", "5"][..], &["--scenarios", "A"], &["--format", "tsv"], &["--pipeline"]] {
         let (code, _, err) = pgasync(&[&["bench", "--local"][..], flag].concat());
         assert_eq!(code, 2, "{flag:?}: {err}");
         assert!(err.contains("is not bench --local's"), "{flag:?}: {err}");

@@ -22,7 +22,13 @@
 //    thread's, in wasm the Chromium renderer's main thread's (/proc, 10 ms ticks, so
 //    it is summed over all the rounds). (The first release's figures were a best of 5 on each side: V8's
 //    wasm was still getting faster at its fifth run, 9 ms down to 2 ms over its first
-//    eight or so.)
+//    eight or so.) Then the same with a table of 100,000 rows (4.8 MB, in the CPU's
+//    caches) scanned 10 times a run (`bench --local --rows`): the code alone. The 1,000,000
+//    rows' 48 MB are read at the speed of the memory they were given, which on a shared
+//    machine is not the same from one allocation to the next (a plain JavaScript read of
+//    48 MB, one value each 48 bytes, took 2.2 to 5.3 ms in five processes; the page's
+//    scan 2.2 ms in one session, 5.5 in the next, on the same module), and may differ
+//    between the two sides of one run.
 // BENCH_SCAN_ONLY=1 measures the local scan only.
 // PGASYNC_WEB=dir and PGASYNC_PKG=dir measure another build's page and package (e.g.
 // main's, built once into a folder of its own) with this script: run the two in turn
@@ -39,6 +45,8 @@ const SCAN_ROWS = 1_000_000; // scenario::SCAN_ROWS, SCAN_WARMUP, SCAN_RUNS (cra
 const SCAN_WARMUP = 10;
 const SCAN_RUNS = 30;
 const SCAN_ROUNDS = Number(process.env.BENCH_SCAN_ROUNDS ?? 5);
+/** The table in the caches: 10 scans of it a run (`pgasync bench --local --rows`). */
+const CACHED_ROWS = 100_000;
 const LOADS = Number(process.env.BENCH_LOADS ?? 5);
 /**
  * Each other built-in scenario at the most the page allows (`session::check_demo_size`:
@@ -74,7 +82,8 @@ async function main() {
       const page = await newPage(browser, []);
       await page.goto(server.url + '?scenario=A&shards=1&rows=1000');
       await waitReady(page, 60000);
-      printScan(await measureScan(page));
+      printScan(await measureScan(page, SCAN_ROWS));
+      printScan(await measureScan(page, CACHED_ROWS));
     } finally {
       await browser.close().catch(() => {});
       await server.stop();
@@ -91,7 +100,7 @@ async function main() {
   const errors = [];
   const server = await startServer();
   let browser;
-  let scan = { rounds: [], wasmCpuMs: 0 };
+  let scans = [];
   try {
     browser = await launchBrowser();
     // The load, LOADS times, each in a fresh browser context (nothing cached): one load's
@@ -243,14 +252,14 @@ async function main() {
     for (const b of blocks) console.log(`  ${b.what.padEnd(38)} ${String(b.longest).padStart(5)} ms longest (${b.n} tasks over 50 ms, ${b.ms} ms in all)${b.before ? `; before the first paint ${b.before} ms` : ''}`);
     console.log(`  longest overall:${' '.repeat(23)}${String(Math.max(...blocks.map((b) => b.longest))).padStart(5)} ms (before the first paint: ${Math.max(...blocks.map((b) => b.before))} ms)`);
 
-    scan = await measureScan(page);
+    for (const rows of [SCAN_ROWS, CACHED_ROWS]) scans.push(await measureScan(page, rows));
     if (errors.length) console.log(`(console/page errors seen: ${errors.join(' | ')})`);
   } finally {
     if (browser) await browser.close().catch(() => {});
     await server.stop();
   }
 
-  printScan(scan);
+  scans.forEach(printScan);
 }
 
 /**
@@ -280,36 +289,38 @@ async function loadOnce(page, url) {
 
 /**
  * The local scan in `page` (wasm) and natively (`pgasync bench --local`), alternating,
- * SCAN_ROUNDS times (see the head of this file).
+ * SCAN_ROUNDS times (see the head of this file): a table of `rows`, scanned
+ * SCAN_ROWS / rows times a run.
  */
-async function measureScan(page) {
+async function measureScan(page, rows) {
   const rounds = [];
   let wasmCpuMs = 0;
   for (let round = 0; round < SCAN_ROUNDS; round++) {
     // The table is built once and warmed up outside the timing; each run is a whole query.
-    await page.evaluate(([rows, warmup]) => {
+    const scans = SCAN_ROWS / rows;
+    await page.evaluate(([rows, scans, warmup]) => {
       window.__scan = new window.pgasync.wasm.LocalScan(rows);
-      for (let i = 0; i < warmup; i++) window.__scan.run();
-    }, [SCAN_ROWS, SCAN_WARMUP]);
+      for (let i = 0; i < warmup * scans; i++) window.__scan.run();
+    }, [rows, scans, SCAN_WARMUP]);
     const cpu0 = renderersCpuMs();
-    const wasm = await page.evaluate((runs) => {
+    const wasm = await page.evaluate(([runs, scans]) => {
       const out = [];
       for (let i = 0; i < runs; i++) {
         const t = performance.now();
-        window.__scan.run();
+        for (let k = 0; k < scans; k++) window.__scan.run();
         out.push(performance.now() - t);
       }
       return out;
-    }, SCAN_RUNS);
+    }, [SCAN_RUNS, scans]);
     wasmCpuMs += cpuDelta(cpu0, renderersCpuMs());
     await page.evaluate(() => window.__scan.free());
-    rounds.push({ wasm, ...nativeScan() });
+    rounds.push({ wasm, ...nativeScan(rows) });
   }
-  return { rounds, wasmCpuMs };
+  return { rounds, wasmCpuMs, rows };
 }
 
 /** The local scan's figures: each side's median and best, their ratio and its spread. */
-function printScan({ rounds: scanRounds, wasmCpuMs }) {
+function printScan({ rounds: scanRounds, wasmCpuMs, rows }) {
   const rate = (ms) => SCAN_ROWS / (ms / 1000) / 1e6;
   const all = (side) => scanRounds.flatMap((r) => r[side]).filter((x) => x != null);
   const side = (name, label) => {
@@ -318,7 +329,8 @@ function printScan({ rounds: scanRounds, wasmCpuMs }) {
     const meds = scanRounds.map((r) => (r[name] ? median(r[name]) : NaN)).filter(Number.isFinite);
     return `  ${label.padEnd(20)} median ${rate(median(xs)).toFixed(1)} M rows/s (${median(xs).toFixed(2)} ms), best ${rate(Math.min(...xs)).toFixed(1)} (${Math.min(...xs).toFixed(2)} ms); rounds' medians ${meds.map((x) => x.toFixed(2)).join(', ')} ms`;
   };
-  console.log(`\nlocal throughput (SeqScan + sum over ${SCAN_ROWS.toLocaleString('en-US')} rows, scenario A; ${scanRounds.length} rounds, wasm then native, each ${SCAN_WARMUP} untimed runs then ${SCAN_RUNS} timed):`);
+  const table = rows === SCAN_ROWS ? '' : ` in a table of ${rows.toLocaleString('en-US')} (in the caches) scanned ${SCAN_ROWS / rows} times a run`;
+  console.log(`\nlocal throughput (SeqScan + sum over ${SCAN_ROWS.toLocaleString('en-US')} rows${table}, scenario A; ${scanRounds.length} rounds, wasm then native, each ${SCAN_WARMUP} untimed runs then ${SCAN_RUNS} timed):`);
   console.log(side('wasm', 'wasm (Chromium)'));
   console.log(side('native', 'native (bench --local)'));
   const ratios = scanRounds.filter((r) => r.wasm && r.native).map((r) => median(r.native) / median(r.wasm));
@@ -338,9 +350,9 @@ function printScan({ rounds: scanRounds, wasmCpuMs }) {
 
 /** One native batch: `pgasync bench --local`'s timed runs, wall and CPU (ms), or nulls if it failed. */
 let nativeError = null;
-function nativeScan() {
+function nativeScan(rows) {
   try {
-    const out = execFileSync(BIN, ['bench', '--local'], { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync(BIN, ['bench', '--local', '--rows', String(rows)], { cwd: ROOT, encoding: 'utf8' });
     const runs = (head) => {
       const line = out.split('\n').find((l) => l.startsWith(head)) ?? '';
       const xs = line.slice(head.length).split(' ').filter((x) => x !== '').map(Number).filter(Number.isFinite);
