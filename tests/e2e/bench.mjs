@@ -27,8 +27,12 @@
 //    rows' 48 MB are read at the speed of the memory they were given, which on a shared
 //    machine is not the same from one allocation to the next (a plain JavaScript read of
 //    48 MB, one value each 48 bytes, took 2.2 to 5.3 ms in five processes; the page's
-//    scan 2.2 ms in one session, 5.5 in the next, on the same module), and may differ
-//    between the two sides of one run.
+//    scan 2.2 ms in one session, 5.5 in the next, on the same module; in one Node
+//    process the same module's scan of the same table went from 6.2 to 2.7 ms over 60
+//    runs, nothing compiled in between), and differs between the two sides of one run
+//    (V8's processes were mostly given slow memory there, the native bench fast: wasm
+//    5.7 ms against 2.1, and 2.2 against 1.8 on the table in the caches). Each wasm
+//    round is a page of its own, as each native round is a process of its own.
 // BENCH_SCAN_ONLY=1 measures the local scan only.
 // PGASYNC_WEB=dir and PGASYNC_PKG=dir measure another build's page and package (e.g.
 // main's, built once into a folder of its own) with this script: run the two in turn
@@ -79,11 +83,8 @@ async function main() {
     const server = await startServer();
     const browser = await launchBrowser();
     try {
-      const page = await newPage(browser, []);
-      await page.goto(server.url + '?scenario=A&shards=1&rows=1000');
-      await waitReady(page, 60000);
-      printScan(await measureScan(page, SCAN_ROWS));
-      printScan(await measureScan(page, CACHED_ROWS));
+      printScan(await measureScan(browser, server.url, SCAN_ROWS));
+      printScan(await measureScan(browser, server.url, CACHED_ROWS));
     } finally {
       await browser.close().catch(() => {});
       await server.stop();
@@ -252,7 +253,7 @@ async function main() {
     for (const b of blocks) console.log(`  ${b.what.padEnd(38)} ${String(b.longest).padStart(5)} ms longest (${b.n} tasks over 50 ms, ${b.ms} ms in all)${b.before ? `; before the first paint ${b.before} ms` : ''}`);
     console.log(`  longest overall:${' '.repeat(23)}${String(Math.max(...blocks.map((b) => b.longest))).padStart(5)} ms (before the first paint: ${Math.max(...blocks.map((b) => b.before))} ms)`);
 
-    for (const rows of [SCAN_ROWS, CACHED_ROWS]) scans.push(await measureScan(page, rows));
+    for (const rows of [SCAN_ROWS, CACHED_ROWS]) scans.push(await measureScan(browser, server.url, rows));
     if (errors.length) console.log(`(console/page errors seen: ${errors.join(' | ')})`);
   } finally {
     if (browser) await browser.close().catch(() => {});
@@ -288,14 +289,20 @@ async function loadOnce(page, url) {
 }
 
 /**
- * The local scan in `page` (wasm) and natively (`pgasync bench --local`), alternating,
- * SCAN_ROUNDS times (see the head of this file): a table of `rows`, scanned
- * SCAN_ROWS / rows times a run.
+ * The local scan in a page of the server at `url` (wasm) and natively (`pgasync bench
+ * --local`), alternating, SCAN_ROUNDS times (see the head of this file): a table of
+ * `rows`, scanned SCAN_ROWS / rows times a run. Each round in a page of its own (a new
+ * renderer process), as each native round is a process of its own: the memory either
+ * side is given changes from round to round, and with one page for all the rounds the
+ * wasm side had the same memory (its allocator gave the freed table's back) in each.
  */
-async function measureScan(page, rows) {
+async function measureScan(browser, url, rows) {
   const rounds = [];
   let wasmCpuMs = 0;
   for (let round = 0; round < SCAN_ROUNDS; round++) {
+    const page = await newPage(browser, []);
+    await page.goto(url + '?scenario=A&shards=1&rows=1000');
+    await waitReady(page, 60000);
     // The table is built once and warmed up outside the timing; each run is a whole query.
     const scans = SCAN_ROWS / rows;
     await page.evaluate(([rows, scans, warmup]) => {
@@ -313,7 +320,7 @@ async function measureScan(page, rows) {
       return out;
     }, [SCAN_RUNS, scans]);
     wasmCpuMs += cpuDelta(cpu0, renderersCpuMs());
-    await page.evaluate(() => window.__scan.free());
+    await page.context().close();
     rounds.push({ wasm, ...nativeScan(rows) });
   }
   return { rounds, wasmCpuMs, rows };
