@@ -72,7 +72,8 @@ impl<'a> Source<'a> {
 
     /// The text of item `k` of the list after `keyword` in the statement whose first
     /// token is at character `at` (`RETURNING a, b + 1`: item 1 is `b + 1`), split at
-    /// commas outside parentheses: an item named in an error as the query wrote it.
+    /// commas outside parentheses, up to the statement's `;` (`tokens_from`): an item
+    /// named in an error as the query wrote it.
     /// Neither sqlparser's printer (its whole `Display` tree, ~80 KB of code, would come
     /// into the page's module) nor the item's span (a literal has none: `'x' || a` would
     /// start at `a`).

@@ -716,6 +716,8 @@ fn a_returning_item_is_named_as_written() {
         ("DELETE FROM t WHERE a = 1 RETURNING a, 'x' || a, 1", "'x' || a"),
         ("DELETE FROM t WHERE a = 1 RETURNING 1", "1"),
         ("INSERT INTO t (a) VALUES (1) RETURNING a, (a, 2), s", "(a, 2)"),
+        ("DELETE FROM t WHERE a = 1 RETURNING a, a + 1; SELECT 1", "a + 1"),
+        ("DELETE FROM t WHERE a = 1 RETURNING a + 1 ;", "a + 1"),
     ] {
         assert_eq!(
             error(sql).message,
